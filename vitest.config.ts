@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    // A test that leaves an unhandled rejection fails the run.
+    dangerouslyIgnoreUnhandledErrors: false,
+  },
+});
