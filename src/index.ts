@@ -1,0 +1,6 @@
+/**
+ * kubekit: client-go for TypeScript.
+ *
+ * @packageDocumentation
+ */
+export * from "./core/index.js";

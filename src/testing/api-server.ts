@@ -1,0 +1,283 @@
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { Socket } from "node:net";
+import { realClock, type Clock } from "../core/clock.js";
+import type { JsonObject } from "../core/json.js";
+import { ApiHandler } from "./server/api-handler.js";
+import type { AuthenticationConfig, UserInfo } from "./server/authentication.js";
+import { createCertificateAuthority, type CertificateAuthority, type PemKeyPair } from "./server/certificates.js";
+import { DeferredWork } from "./server/controller-runner.js";
+import { CrdController } from "./server/crd-controller.js";
+import { ServerFaults } from "./server/faults.js";
+import { GarbageCollector } from "./server/garbage-collector.js";
+import { buildKubeconfig, writeKubeconfigFile, type KubeconfigDocument } from "./server/kubeconfig-file.js";
+import { NamespaceController } from "./server/namespace-controller.js";
+import { ResourceRegistry } from "./server/registry.js";
+import { ResourceOperations } from "./server/resource-operations.js";
+import type { ServerBehaviour, ServerContext } from "./server/server-context.js";
+import { Storage } from "./server/storage.js";
+import { WatchRegistry } from "./server/watch-verb.js";
+
+/** Options of {@link ApiServer.start}. */
+export interface ApiServerOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** Serve HTTPS with a freshly generated CA and serving certificate. */
+  readonly tls?: boolean;
+  /**
+   * Authentication. Tokens map bearer tokens to users; `clientCertificates` accepts client
+   * certificates signed by the server's CA (needs `tls`). Without it every request is anonymous.
+   */
+  readonly auth?: {
+    readonly tokens?: Readonly<Record<string, UserInfo | string>>;
+    readonly clientCertificates?: boolean;
+    readonly anonymous?: boolean;
+  };
+  /** Changes kept for watch replay and consistent pagination (default 10 000). */
+  readonly historySize?: number;
+  /** Interval of watch bookmarks (default 60 000 ms, like kube-apiserver). */
+  readonly bookmarkIntervalMs?: number;
+  /** Unsent bytes after which a slow watcher is dropped (default 16 MiB). */
+  readonly maxWatchBacklogBytes?: number;
+  /** How long a read at a future resourceVersion waits before 504 (default 3 000 ms). */
+  readonly tooLargeResourceVersionWaitMs?: number;
+  /** Serve `sendInitialEvents` (WatchList); false rejects it with 422 (default true). */
+  readonly watchList?: boolean;
+  /** The Kubernetes minor version reported at /version (default "32"; picks the kubectl the dispatcher runs). */
+  readonly minorVersion?: string;
+  /** Time source for timestamps, watch timeouts and bookmarks (default: the real clock). */
+  readonly clock?: Clock;
+}
+
+/** The namespaces kube-apiserver creates at start-up. */
+const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/**
+ * An in-process, kubectl-compatible Kubernetes API server over real HTTP(S) on 127.0.0.1,
+ * for tests and the demo: every built-in resource and CRDs, discovery, OpenAPI v3 for
+ * kubectl's validation, the verbs with kube-apiserver's rules, watch with history replay
+ * and bookmarks, Tables for kubectl, and fault injection (`faults`).
+ *
+ * Caveats (documented simplifications): pods are deleted at once (no kubelet, no graceful
+ * termination); no admission webhooks, RBAC or quota; custom resources keep unknown fields
+ * (no structural pruning or schema defaults); built-in kinds get only the defaults kubectl
+ * and controllers read (namespace phase, service cluster IP, workload replicas).
+ */
+export class ApiServer {
+  /** Fault injection: cut or stall watches, compact history, failing responses, latency, restart. */
+  readonly faults: ServerFaults;
+  private readonly sockets = new Set<Socket>();
+  private readonly watches = new WatchRegistry();
+  private readonly work = new DeferredWork();
+  private server: HttpServer | undefined;
+  private boundPort = 0;
+
+  private constructor(
+    private readonly ctx: ServerContext,
+    private readonly options: ApiServerOptions,
+    private readonly certificates: { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined,
+    private readonly authConfig: AuthenticationConfig | undefined,
+    private readonly adminToken: string | undefined,
+  ) {
+    this.faults = new ServerFaults({
+      closeWatches: () => {
+        for (const w of [...this.watches.streams]) w.end();
+      },
+      stallWatches: () => {
+        for (const w of this.watches.streams) w.stall();
+      },
+      compactHistory: () => this.ctx.storage.compact(),
+      restart: () => this.restart(),
+    });
+  }
+
+  /** Starts a server and resolves once it listens. */
+  static async start(options: ApiServerOptions = {}): Promise<ApiServer> {
+    const clock = options.clock ?? realClock;
+    const behaviour: ServerBehaviour = {
+      historySize: options.historySize ?? 10_000,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
+      tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3_000,
+      watchList: options.watchList ?? true,
+      version: {
+        major: "1",
+        minor: options.minorVersion ?? "32",
+        gitVersion: `v1.${options.minorVersion ?? "32"}.0-kubekit`,
+      },
+    };
+    const ctx: ServerContext = {
+      storage: new Storage(behaviour.historySize),
+      registry: new ResourceRegistry(),
+      clock,
+      behaviour,
+    };
+    let certificates: { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
+    if (options.tls) {
+      const authority = await createCertificateAuthority();
+      const serving = await authority.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
+      const client = options.auth?.clientCertificates
+        ? await authority.issueClient({ user: "kubekit-admin", groups: ["system:masters"] })
+        : undefined;
+      certificates = { authority, serving, ...(client ? { client } : {}) };
+    }
+    let authConfig: AuthenticationConfig | undefined;
+    let adminToken: string | undefined;
+    if (options.auth) {
+      const tokens: Record<string, UserInfo> = {};
+      for (const [token, user] of Object.entries(options.auth.tokens ?? {})) {
+        tokens[token] = typeof user === "string" ? { name: user, groups: [] } : user;
+      }
+      adminToken = Object.keys(tokens)[0];
+      authConfig = {
+        ...(options.auth.tokens ? { tokens } : {}),
+        ...(options.auth.clientCertificates ? { clientCertificates: true } : {}),
+        ...(options.auth.anonymous !== undefined ? { anonymous: options.auth.anonymous } : {}),
+      };
+    }
+    const server = new ApiServer(ctx, options, certificates, authConfig, adminToken);
+    server.installControllers();
+    const ops = new ResourceOperations(ctx);
+    for (const name of SYSTEM_NAMESPACES) {
+      ops.create(ctx.registry.lookup("", "v1", "namespaces")!, "", { metadata: { name } }, {
+        dryRun: false,
+        fieldManager: "kube-apiserver",
+        fieldValidation: "Ignore",
+        warnings: [],
+      });
+    }
+    await server.listen(options.port ?? 0);
+    return server;
+  }
+
+  /** The base URL, e.g. `https://127.0.0.1:43210`. */
+  get url(): string {
+    return `${this.options.tls ? "https" : "http"}://127.0.0.1:${this.boundPort}`;
+  }
+
+  /** The port the server listens on. */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** The CA certificate (PEM) that signed the serving certificate, when TLS is on. */
+  get caPem(): string | undefined {
+    return this.certificates?.authority.ca.certPem;
+  }
+
+  /** The current global resourceVersion (the revision of the last write). */
+  get resourceVersion(): string {
+    return String(this.ctx.storage.currentRevision);
+  }
+
+  /** Issues a client certificate for `user` signed by the server's CA (TLS only). */
+  async issueClientCertificate(user: string, groups: readonly string[] = []): Promise<PemKeyPair> {
+    if (!this.certificates) throw new Error("issueClientCertificate needs a server started with tls: true");
+    return this.certificates.authority.issueClient({ user, groups });
+  }
+
+  /**
+   * A kubeconfig document (v1 Config) pointing at this server, with the CA and the first
+   * configured token or the admin client certificate.
+   */
+  kubeconfigDocument(options: { namespace?: string } = {}): KubeconfigDocument {
+    return buildKubeconfig({
+      server: this.url,
+      ...(this.certificates ? { caPem: this.certificates.authority.ca.certPem } : {}),
+      ...(this.adminToken
+        ? { credentials: { token: this.adminToken } }
+        : this.certificates?.client
+          ? { credentials: { clientCertificate: this.certificates.client } }
+          : {}),
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+    });
+  }
+
+  /** Writes {@link kubeconfigDocument} as YAML (mode 0600) for kubectl: `kubectl --kubeconfig FILE`. */
+  async writeKubeconfig(path: string, options: { namespace?: string } = {}): Promise<void> {
+    await writeKubeconfigFile(path, this.kubeconfigDocument(options));
+  }
+
+  /** The stored object at a key (`ns/name` or `name`) of a resource, for test assertions. */
+  storedObject(group: string, plural: string, key: string): JsonObject | undefined {
+    return this.ctx.storage.get(`${group}/${plural}`, key);
+  }
+
+  /** Stops the server: closes every watch and connection. */
+  async stop(): Promise<void> {
+    this.work.stop();
+    for (const w of [...this.watches.streams]) w.destroy();
+    await this.close();
+  }
+
+  private installControllers(): void {
+    const ns = new NamespaceController(this.ctx, this.work);
+    const crd = new CrdController(this.ctx, this.work);
+    const gc = new GarbageCollector(this.ctx, this.work);
+    this.ctx.storage.subscribe((e) => {
+      ns.onEvent(e);
+      crd.onEvent(e);
+      gc.onEvent(e);
+    });
+  }
+
+  private async listen(port: number): Promise<void> {
+    const handler = new ApiHandler(this.ctx, this.watches, this.faults, this.authConfig, () => `127.0.0.1:${this.boundPort}`);
+    const onRequest = (req: Parameters<ApiHandler["handle"]>[0], res: Parameters<ApiHandler["handle"]>[1]): void => {
+      void handler.handle(req, res);
+    };
+    const server = this.certificates
+      ? createHttpsServer(
+          {
+            cert: this.certificates.serving.certPem,
+            key: this.certificates.serving.keyPem,
+            ca: [this.certificates.authority.ca.certPem],
+            requestCert: Boolean(this.authConfig?.clientCertificates),
+            rejectUnauthorized: false,
+          },
+          onRequest,
+        )
+      : createHttpServer(onRequest);
+    server.keepAliveTimeout = 30_000;
+    server.headersTimeout = 60_000;
+    server.requestTimeout = 0;
+    server.on("connection", (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+    server.on("secureConnection", (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+    server.on("clientError", (_err, socket) => {
+      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      else socket.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    this.boundPort = typeof address === "object" && address ? address.port : port;
+    this.server = server;
+  }
+
+  private async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    await closed;
+  }
+
+  private async restart(): Promise<void> {
+    for (const w of [...this.watches.streams]) w.destroy();
+    await this.close();
+    await this.listen(this.boundPort);
+  }
+}

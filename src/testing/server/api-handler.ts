@@ -1,0 +1,311 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  newInternalError,
+  newMethodNotSupported,
+  newServiceUnavailable,
+  newTooManyRequests,
+  StatusError,
+} from "../../core/status.js";
+import { authenticateRequest, type AuthenticationConfig } from "./authentication.js";
+import {
+  aggregatedDiscoveryDocument,
+  apiGroupDocument,
+  apiGroupListDocument,
+  apiResourceListDocument,
+  apiVersionsDocument,
+  discoveryEtag,
+  negotiateDiscovery,
+} from "./discovery.js";
+import type { ServerFaults } from "./faults.js";
+import { openApiDocumentHash, openApiV3Document, openApiV3Index } from "./openapi.js";
+import { handleGet, handleList } from "./read-verbs.js";
+import type { ResourceEntry } from "./registry.js";
+import { ResourceOperations } from "./resource-operations.js";
+import { toScale } from "./scale-subresource.js";
+import { isWatchParam, parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
+import { sendJson, sendNotFoundPage, sendStatusError, sendText } from "./responses.js";
+import type { ServerContext } from "./server-context.js";
+import { handleWatch, type WatchRegistry } from "./watch-verb.js";
+import {
+  handleCreate,
+  handleDelete,
+  handleDeleteCollection,
+  handlePatch,
+  handleUpdate,
+} from "./write-verbs.js";
+
+const HEALTH_PATHS = new Set(["/healthz", "/livez", "/readyz"]);
+
+/** Subresources the embedded server implements, per verb family. */
+const UPDATABLE_SUBRESOURCES = new Set(["status", "scale", "finalize"]);
+
+/**
+ * Routes one HTTP request of the embedded server: faults and authentication first, then
+ * non-resource endpoints (version, health, discovery, OpenAPI), then the resource verbs.
+ * Every failure becomes the Status (or plain-text 404) kube-apiserver would answer; no
+ * input can crash the handler.
+ */
+export class ApiHandler {
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly watches: WatchRegistry,
+    private readonly faults: ServerFaults,
+    private readonly auth: AuthenticationConfig | undefined,
+    private readonly serverAddress: () => string,
+  ) {}
+
+  /** Handles a request; never throws. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.route(req, res);
+    } catch (err) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (err instanceof StatusError) sendStatusError(res, err);
+      else sendStatusError(res, newInternalError((err as Error)?.message ?? String(err)));
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+    const query = url.searchParams;
+    if (this.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.faults.latencyMs));
+    if (HEALTH_PATHS.has(path) || [...HEALTH_PATHS].some((p) => path.startsWith(`${p}/`))) {
+      this.health(res, path, query);
+      return;
+    }
+    if (this.auth) {
+      const result = authenticateRequest(req, this.auth);
+      if (!result.ok) {
+        sendJson(res, 401, {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: "Unauthorized",
+          reason: "Unauthorized",
+          code: 401,
+        });
+        return;
+      }
+    }
+    const info = parseRequestInfo(req.method ?? "GET", path, query.get("watch"));
+    if (!info) {
+      sendNotFoundPage(res);
+      return;
+    }
+    if (info.kind === "nonResource") {
+      this.nonResource(req, res, path);
+      return;
+    }
+    const failure = this.faults.takeFailure(info);
+    if (failure) {
+      this.injectFailure(res, failure.code, failure.retryAfterSeconds);
+      return;
+    }
+    await this.resource(req, res, info, query);
+  }
+
+  private injectFailure(res: ServerResponse, code: number, retryAfterSeconds: number | undefined): void {
+    let err: StatusError;
+    if (code === 429) err = newTooManyRequests("the server has received too many requests and has asked us to try again later", retryAfterSeconds ?? 1);
+    else if (code === 503) err = newServiceUnavailable("the server is currently unable to handle the request");
+    else if (code === 500) err = newInternalError("injected fault");
+    else {
+      err = new StatusError({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: `injected fault (${code})`,
+        code,
+      });
+    }
+    if (retryAfterSeconds !== undefined) {
+      err.status.details = { ...err.status.details, retryAfterSeconds };
+    }
+    sendStatusError(res, err);
+  }
+
+  private health(res: ServerResponse, path: string, query: URLSearchParams): void {
+    if (query.has("verbose")) {
+      const what = path.slice(1).split("/")[0];
+      sendText(res, 200, `[+]ping ok\n[+]log ok\n[+]etcd ok\n${what} check passed\n`);
+      return;
+    }
+    sendText(res, 200, "ok");
+  }
+
+  private nonResource(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const groups = this.ctx.registry.servedGroups();
+    if (path === "/version") {
+      const v = this.ctx.behaviour.version;
+      sendJson(res, 200, {
+        major: v.major,
+        minor: v.minor,
+        gitVersion: v.gitVersion,
+        gitCommit: "0000000000000000000000000000000000000000",
+        gitTreeState: "clean",
+        buildDate: "2026-01-01T00:00:00Z",
+        goVersion: "go1.23.0",
+        compiler: "gc",
+        platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
+      });
+      return;
+    }
+    if (path === "/") {
+      const paths = ["/api", "/api/v1", "/apis", ...groups.filter((g) => g.name !== "").flatMap((g) => [`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${g.name}/${v.version}`)]), "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"];
+      sendJson(res, 200, { paths });
+      return;
+    }
+    if (path === "/api" || path === "/apis") {
+      const selected = path === "/api" ? groups.filter((g) => g.name === "") : groups.filter((g) => g.name !== "");
+      const negotiated = negotiateDiscovery(req.headers.accept);
+      let body: string;
+      let contentType: string;
+      if (negotiated.kind === "aggregated") {
+        body = JSON.stringify(aggregatedDiscoveryDocument(selected, negotiated.version));
+        contentType = negotiated.contentType;
+      } else {
+        body = JSON.stringify(path === "/api" ? apiVersionsDocument(this.serverAddress()) : apiGroupListDocument(groups));
+        contentType = "application/json";
+      }
+      const etag = discoveryEtag(body);
+      if (req.headers["if-none-match"] === etag) {
+        res.writeHead(304, { ETag: etag, Vary: "Accept" });
+        res.end();
+        return;
+      }
+      res.writeHead(200, {
+        "Content-Type": contentType,
+        "Content-Length": Buffer.byteLength(body),
+        ETag: etag,
+        Vary: "Accept",
+        "Cache-Control": "public",
+      });
+      res.end(body);
+      return;
+    }
+    const groupMatch = /^\/apis\/([^/]+)$/.exec(path);
+    if (groupMatch) {
+      const group = groups.find((g) => g.name === groupMatch[1]);
+      if (!group) sendNotFoundPage(res);
+      else sendJson(res, 200, apiGroupDocument(group));
+      return;
+    }
+    const gvMatch = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(path);
+    if (gvMatch) {
+      const gv = gvMatch[1] as string;
+      const [group, version] = gv.includes("/") ? (gv.split("/") as [string, string]) : ["", gv];
+      this.groupVersionDiscovery(res, group, version);
+      return;
+    }
+    if (path === "/openapi/v3") {
+      sendJson(res, 200, openApiV3Index(groups));
+      return;
+    }
+    const openapi = /^\/openapi\/v3\/(api\/v1|apis\/([^/]+)\/([^/]+))$/.exec(path);
+    if (openapi) {
+      const group = openapi[2] ?? "";
+      const version = openapi[3] ?? "v1";
+      const resources = groups.find((g) => g.name === group)?.versions.find((v) => v.version === version)?.resources;
+      if (!resources) {
+        sendNotFoundPage(res);
+        return;
+      }
+      const doc = openApiV3Document(group, version, resources);
+      const etag = `"${openApiDocumentHash(doc)}"`;
+      if (req.headers["if-none-match"] === etag) {
+        res.writeHead(304, { ETag: etag });
+        res.end();
+        return;
+      }
+      const body = JSON.stringify(doc);
+      res.writeHead(200, {
+        "Content-Type": "application/json",
+        "Content-Length": Buffer.byteLength(body),
+        ETag: etag,
+        "Cache-Control": "public, immutable",
+        Expires: new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString(),
+      });
+      res.end(body);
+      return;
+    }
+    sendNotFoundPage(res);
+  }
+
+  private groupVersionDiscovery(res: ServerResponse, group: string, version: string): void {
+    const resources = this.ctx.registry
+      .servedGroups()
+      .find((g) => g.name === group)
+      ?.versions.find((v) => v.version === version)?.resources;
+    if (!resources) {
+      sendNotFoundPage(res);
+      return;
+    }
+    sendJson(res, 200, apiResourceListDocument(group === "" ? version : `${group}/${version}`, resources));
+  }
+
+  private async resource(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo, query: URLSearchParams): Promise<void> {
+    const entry = this.ctx.registry.lookup(info.group, info.version, info.resource);
+    if (!entry) {
+      sendNotFoundPage(res);
+      return;
+    }
+    const namespace = entry.info.namespaced ? info.namespace : "";
+    const sub = info.subresource;
+    if (sub !== "" && !entry.info.subresources.some((s) => s.name === sub)) {
+      sendNotFoundPage(res);
+      return;
+    }
+    const ctx = this.ctx;
+    const notSupported = (verb: string): never => {
+      throw newMethodNotSupported({ group: entry.info.group, resource: entry.info.plural }, verb);
+    };
+    if (sub === "" && !entry.info.verbs.includes(info.verb)) notSupported(info.verb);
+    if (entry.info.namespaced && info.namespace === "" && !["list", "watch", "deletecollection"].includes(info.verb)) {
+      if (info.name !== "" || info.verb === "create") sendNotFoundPage(res);
+      else notSupported(info.verb);
+      return;
+    }
+    if (info.verb === "deletecollection" && namespace === "" && entry.info.namespaced) {
+      await handleDeleteCollection(ctx, entry, "", req, res, query);
+      return;
+    }
+    switch (info.verb) {
+      case "get":
+        if (sub === "" || sub === "status") return handleGet(ctx, entry, namespace, info.name, req, res, query);
+        if (sub === "scale") return this.getScale(entry, namespace, info.name, res);
+        return notSupported("get");
+      case "list":
+        return handleList(ctx, entry, namespace, req, res, query);
+      case "watch":
+        if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported("watch");
+        return handleWatch(ctx, this.watches, entry, namespace, info.name, req, res, query);
+      case "create":
+        if (sub !== "") return notSupported("create");
+        return handleCreate(ctx, entry, namespace, req, res, query);
+      case "update":
+        if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported("update");
+        return handleUpdate(ctx, entry, namespace, info.name, sub, req, res, query);
+      case "patch":
+        if (sub !== "" && sub !== "status" && sub !== "scale") return notSupported("patch");
+        return handlePatch(ctx, entry, namespace, info.name, sub, req, res, query);
+      case "delete":
+        if (sub !== "") return notSupported("delete");
+        return handleDelete(ctx, entry, namespace, info.name, req, res, query);
+      case "deletecollection":
+        return handleDeleteCollection(ctx, entry, namespace, req, res, query);
+      default:
+        return notSupported(info.verb);
+    }
+  }
+
+  private getScale(entry: ResourceEntry, namespace: string, name: string, res: ServerResponse): void {
+    const obj = new ResourceOperations(this.ctx).getExisting(entry, namespace, name);
+    sendJson(res, 200, toScale(entry, obj));
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import { TLSSocket } from "node:tls";
+
+/** The identity of an authenticated (or anonymous) requester, as kube-apiserver's `user.Info`. */
+export interface UserInfo {
+  readonly name: string;
+  readonly groups: readonly string[];
+  readonly uid?: string;
+}
+
+/**
+ * Which authenticators are on, mirroring kube-apiserver's flags.
+ *
+ * Client certificates need the HTTPS server created with
+ * `requestCert: true, rejectUnauthorized: false, ca: [caPem]`: the server then
+ * asks every client for a certificate, still lets clients without one (or with
+ * a bad one) connect so that tokens and anonymous access keep working, and sets
+ * the socket's `authorized` flag only for certificates that chain to `caPem`.
+ */
+export interface AuthenticationConfig {
+  /** Static bearer tokens → users (like --token-auth-file). */
+  readonly tokens?: Readonly<Record<string, UserInfo>>;
+  /** Accept client certificates signed by the server's CA (CN → user, O → groups). */
+  readonly clientCertificates?: boolean;
+  /**
+   * Allow unauthenticated requests as system:anonymous (like --anonymous-auth).
+   * Default: true when neither `tokens` (even an empty record) nor
+   * `clientCertificates: true` is configured, false otherwise.
+   */
+  readonly anonymous?: boolean;
+}
+
+/** The outcome of {@link authenticateRequest}; a failure carries no detail, so it cannot leak a credential. */
+export type AuthenticationResult = { ok: true; user: UserInfo } | { ok: false };
+
+/** The user name kube-apiserver gives unauthenticated requests. */
+export const ANONYMOUS_USER_NAME = "system:anonymous";
+/** The group kube-apiserver adds to every authenticated user. */
+export const AUTHENTICATED_GROUP = "system:authenticated";
+/** The group of the anonymous user. */
+export const UNAUTHENTICATED_GROUP = "system:unauthenticated";
+
+/** OID of the clientAuth extended key usage. */
+const CLIENT_AUTH_OID = "1.3.6.1.5.5.7.3.2";
+
+/** What one authenticator concluded: a user, no credential of its kind, or a credential that it rejects. */
+type AuthenticatorOutcome = UserInfo | "absent" | "rejected";
+
+/**
+ * Authenticates a request as kube-apiserver does with client certificates and
+ * static bearer tokens, then anonymous access.
+ *
+ * - A client certificate (when `clientCertificates` is true) is tried first: a
+ *   certificate that the TLS layer verified against the CA (`authorized`) and
+ *   that allows clientAuth gives user = subject CN (the last one, as Go reads
+ *   it) and groups = every subject O. A certificate with an empty CN counts as
+ *   no certificate; an unverified one is rejected.
+ * - Then `Authorization: Bearer <token>` (when `tokens` is set; scheme
+ *   case-insensitive, header and token trimmed): a known token gives its user,
+ *   an unknown one is rejected. Tokens are compared in constant time over
+ *   SHA-256 digests, and every configured token is compared, so timing reveals
+ *   neither the token nor which one matched. Other schemes count as no token.
+ * - The first authenticator that yields a user wins. If none does and one
+ *   rejected a credential, the request fails even when anonymous access is on
+ *   (kube-apiserver answers 401 rather than downgrading to anonymous).
+ *   Otherwise the request is anonymous when allowed, and fails when not.
+ *
+ * Authenticated users get `system:authenticated` appended unless their groups
+ * already hold it or `system:unauthenticated`; the anonymous user is
+ * `system:anonymous` in group `system:unauthenticated`. Returned users are fresh
+ * objects. Nothing is logged, and a failure never carries the presented token.
+ */
+export function authenticateRequest(req: IncomingMessage, config: AuthenticationConfig): AuthenticationResult {
+  const outcomes: AuthenticatorOutcome[] = [];
+  if (config.clientCertificates === true) outcomes.push(authenticateClientCertificate(req.socket));
+  if (config.tokens !== undefined) outcomes.push(authenticateBearerToken(req.headers.authorization, config.tokens));
+  for (const outcome of outcomes) {
+    if (typeof outcome === "object") return { ok: true, user: withAuthenticatedGroup(outcome) };
+  }
+  if (outcomes.includes("rejected")) return { ok: false };
+  if (anonymousAllowed(config)) return { ok: true, user: { name: ANONYMOUS_USER_NAME, groups: [UNAUTHENTICATED_GROUP] } };
+  return { ok: false };
+}
+
+function anonymousAllowed(config: AuthenticationConfig): boolean {
+  return config.anonymous ?? (config.tokens === undefined && config.clientCertificates !== true);
+}
+
+function authenticateClientCertificate(socket: Socket | null): AuthenticatorOutcome {
+  if (!(socket instanceof TLSSocket)) return "absent";
+  const cert = socket.getPeerCertificate();
+  if (Object.keys(cert).length === 0) return "absent";
+  if (!socket.authorized) return "rejected";
+  const usages = cert.ext_key_usage;
+  if (usages !== undefined && !usages.includes(CLIENT_AUTH_OID)) return "rejected";
+  const name = attributeValues(cert.subject, "CN").at(-1);
+  if (name === undefined || name.length === 0) return "absent";
+  return { name, groups: attributeValues(cert.subject, "O") };
+}
+
+/** The values of one subject attribute: Node gives a string for one value and an array for several. */
+function attributeValues(subject: unknown, attribute: string): string[] {
+  if (typeof subject !== "object" || subject === null) return [];
+  const value: unknown = (subject as Record<string, unknown>)[attribute];
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === "string");
+  return [];
+}
+
+function authenticateBearerToken(
+  header: string | undefined,
+  tokens: Readonly<Record<string, UserInfo>>,
+): AuthenticatorOutcome {
+  const token = bearerToken(header);
+  if (token === undefined) return "absent";
+  const presented = sha256(token);
+  let match: UserInfo | undefined;
+  for (const [known, user] of Object.entries(tokens)) {
+    if (timingSafeEqual(sha256(known), presented) && match === undefined) match = user;
+  }
+  if (match === undefined) return "rejected";
+  return match.uid === undefined
+    ? { name: match.name, groups: [...match.groups] }
+    : { name: match.name, groups: [...match.groups], uid: match.uid };
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined for no header, another scheme or no token. */
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const trimmed = header.trim();
+  const space = trimmed.search(/\s/);
+  if (space < 0 || trimmed.slice(0, space).toLowerCase() !== "bearer") return undefined;
+  return trimmed.slice(space).trim();
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes(UNAUTHENTICATED_GROUP)) return user;
+  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+}

@@ -1,0 +1,151 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JsonObject } from "../../core/json.js";
+import { newResourceExpired, newTooLargeResourceVersion } from "../../core/status.js";
+import { encodeList, encodeObject, type ListMeta } from "./object-encoding.js";
+import {
+  checkFieldSelector,
+  decodeContinue,
+  encodeContinue,
+  objectFilter,
+  parseListOptions,
+  type ListOptions,
+} from "./list-options.js";
+import { negotiateOutput } from "./output-format.js";
+import type { ResourceEntry } from "./registry.js";
+import { ResourceOperations } from "./resource-operations.js";
+import type { ServerContext } from "./server-context.js";
+import { RevisionCompactedError } from "./storage.js";
+
+/**
+ * Waits until the server's revision reaches `rv`, like kube-apiserver's watch cache does for
+ * a resourceVersion newer than it has seen, then answers 504 with ResourceVersionTooLarge.
+ */
+export async function awaitRevision(ctx: ServerContext, rv: number): Promise<void> {
+  if (rv <= ctx.storage.currentRevision) return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = ctx.clock.setTimer(ctx.behaviour.tooLargeResourceVersionWaitMs, () => {
+      unsubscribe();
+      reject(newTooLargeResourceVersion(String(rv), String(ctx.storage.currentRevision), 1));
+    });
+    const unsubscribe = ctx.storage.subscribe((event) => {
+      if (event.rv >= rv) {
+        timer.cancel();
+        unsubscribe();
+        resolve();
+      }
+    });
+  });
+}
+
+/** GET on an object. */
+export async function handleGet(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
+  const rv = query.get("resourceVersion");
+  if (rv && rv !== "0" && /^\d+$/.test(rv)) await awaitRevision(ctx, Number(rv));
+  const obj = new ResourceOperations(ctx).getExisting(entry, namespace, name);
+  const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
+  res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Objects of a list request, paginated, with the list metadata to return. */
+export function listObjects(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  opts: ListOptions,
+): { items: JsonObject[]; listMeta: ListMeta } {
+  const storage = ctx.storage;
+  let snapshotRv = storage.currentRevision;
+  let startAfter: string | undefined;
+  let source: Iterable<[string, JsonObject]>;
+  try {
+    if (opts.continueToken) {
+      const token = decodeContinue(opts.continueToken);
+      startAfter = token.startAfter;
+      snapshotRv = token.rv;
+      try {
+        source = storage.snapshotAt(entry.storageId, snapshotRv, startAfter);
+      } catch (err) {
+        if (err instanceof RevisionCompactedError) {
+          throw newResourceExpired(
+            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+          );
+        }
+        throw err;
+      }
+    } else if (
+      opts.resourceVersion !== undefined &&
+      opts.resourceVersion !== "0" &&
+      (opts.resourceVersionMatch === "Exact" || (opts.resourceVersionMatch === undefined && opts.limit > 0))
+    ) {
+      snapshotRv = Number(opts.resourceVersion);
+      source = storage.snapshotAt(entry.storageId, snapshotRv);
+    } else {
+      source = storage.current(entry.storageId);
+    }
+  } catch (err) {
+    if (err instanceof RevisionCompactedError) {
+      throw newResourceExpired("The resourceVersion for the provided list is too old.");
+    }
+    throw err;
+  }
+  const filter = objectFilter(entry, namespace, opts);
+  const unfiltered = opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty();
+  const items: JsonObject[] = [];
+  let lastKey: string | undefined;
+  let more = false;
+  let remaining = 0;
+  for (const [key, obj] of source) {
+    if (!filter(obj)) continue;
+    if (opts.limit > 0 && items.length >= opts.limit) {
+      more = true;
+      if (!unfiltered) break;
+      remaining++;
+      continue;
+    }
+    items.push(obj);
+    lastKey = key;
+  }
+  const listMeta: ListMeta = {
+    resourceVersion: String(snapshotRv),
+    ...(more && lastKey !== undefined ? { continue: encodeContinue(snapshotRv, lastKey) } : {}),
+    ...(more && unfiltered ? { remainingItemCount: remaining } : {}),
+  };
+  return { items, listMeta };
+}
+
+/** GET on a collection. */
+export async function handleList(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const opts = parseListOptions(query, false, ctx.behaviour.watchList);
+  checkFieldSelector(entry, opts.fieldSelector);
+  const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
+  if (
+    opts.resourceVersion !== undefined &&
+    opts.resourceVersion !== "0" &&
+    !opts.continueToken &&
+    opts.resourceVersionMatch !== "Exact" &&
+    !(opts.resourceVersionMatch === undefined && opts.limit > 0)
+  ) {
+    await awaitRevision(ctx, Number(opts.resourceVersion));
+  }
+  const { items, listMeta } = listObjects(ctx, entry, namespace, opts);
+  const { body, contentType } = encodeList(entry, items, listMeta, format, ctx.clock.now());
+  res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,32 @@
+import type { Clock } from "../../core/clock.js";
+import type { ResourceRegistry } from "./registry.js";
+import type { Storage } from "./storage.js";
+
+/** Tunables of the embedded server's behaviour, with kube-apiserver's defaults. */
+export interface ServerBehaviour {
+  /** Changes kept for watch replay and consistent pagination (kube's watch cache is ~100 per resource; etcd keeps ~5 min). */
+  readonly historySize: number;
+  /** Interval of watch bookmarks for watchers that allow them (kube-apiserver: about a minute). */
+  readonly bookmarkIntervalMs: number;
+  /** A watch whose unsent backlog exceeds this many bytes is dropped (kube closes unresponsive watchers). */
+  readonly maxWatchBacklogBytes: number;
+  /** How long a read with a resourceVersion newer than the server's waits before 504 (kube: ~3 s). */
+  readonly tooLargeResourceVersionWaitMs: number;
+  /** What `/version` reports; `minor` selects which kubectl the dispatcher runs. */
+  readonly version: { readonly major: string; readonly minor: string; readonly gitVersion: string };
+  /** Whether `sendInitialEvents` (WatchList) is served; when false it is rejected with 422. */
+  readonly watchList: boolean;
+}
+
+/** Shared state of one embedded server instance, handed to every verb and controller. */
+export interface ServerContext {
+  readonly storage: Storage;
+  readonly registry: ResourceRegistry;
+  readonly clock: Clock;
+  readonly behaviour: ServerBehaviour;
+}
+
+/** RFC 3339 with whole seconds, as metav1.Time serializes. */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}

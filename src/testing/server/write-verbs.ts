@@ -1,0 +1,324 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseYaml } from "yaml";
+import { applyJsonPatch, JsonPatchError, JsonPatchTooLargeError } from "../../core/json-patch.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
+import { applyMergePatch } from "../../core/merge-patch.js";
+import {
+  newBadRequest,
+  newInvalid,
+  newRequestEntityTooLarge,
+  newUnsupportedMediaType,
+  StatusError,
+} from "../../core/status.js";
+import { applyStrategicMergePatch, StrategicMergePatchError } from "../../core/strategic-merge-patch.js";
+import { encodeList, encodeObject } from "./object-encoding.js";
+import { ApplyConflictError, serverSideApply, type ManagedFieldsEntry } from "./managed-fields.js";
+import { parseContentType } from "./media-type.js";
+import { negotiateOutput } from "./output-format.js";
+import { checkFieldSelector, parseListOptions } from "./list-options.js";
+import { listObjects } from "./read-verbs.js";
+import type { ResourceEntry } from "./registry.js";
+import { decodeObjectBody, parseJsonBody, readBody } from "./request-body.js";
+import {
+  messageNameOf,
+  metaOf,
+  ResourceOperations,
+  type WriteOptions,
+} from "./resource-operations.js";
+import { addWarning } from "./responses.js";
+import { fromScale, toScale } from "./scale-subresource.js";
+import { formatTime, type ServerContext } from "./server-context.js";
+import { parseDeleteOptions, parseWriteOptions } from "./write-options.js";
+
+/** kube-apiserver's limit on JSON Patch operations. */
+const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
+const PATCH_TYPES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/strategic-merge-patch+json",
+  "application/apply-patch+yaml",
+];
+
+function requireObject(value: JsonValue): JsonObject {
+  if (!isJsonObject(value)) throw newBadRequest("the body of the request must be a JSON object");
+  return value;
+}
+
+function respond(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+  code: number,
+  obj: JsonObject,
+  warnings: readonly string[],
+): void {
+  for (const w of warnings) addWarning(res, w);
+  const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
+  const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
+  res.writeHead(code, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function respondRaw(res: ServerResponse, code: number, value: unknown, warnings: readonly string[] = []): void {
+  for (const w of warnings) addWarning(res, w);
+  const body = JSON.stringify(value);
+  res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** POST on a collection. */
+export async function handleCreate(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const body = await readBody(req);
+  const opts = parseWriteOptions(query, req, "CreateOptions", false);
+  const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
+  const created = new ResourceOperations(ctx).create(entry, namespace, obj, opts);
+  respond(ctx, entry, req, res, query, 201, created, opts.warnings);
+}
+
+/** PUT on an object or its status. */
+export async function handleUpdate(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  subresource: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const body = await readBody(req);
+  const opts = parseWriteOptions(query, req, "UpdateOptions", false);
+  const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
+  const ops = new ResourceOperations(ctx);
+  if (subresource === "scale") {
+    const parent = ops.getExisting(entry, namespace, name);
+    const { object } = ops.update(entry, namespace, name, fromScale(entry, parent, obj), {
+      ...opts,
+      subresource: "",
+      isPatch: false,
+    });
+    respondRaw(res, 200, toScale(entry, object), opts.warnings);
+    return;
+  }
+  const result = ops.update(entry, namespace, name, obj, {
+    ...opts,
+    subresource: subresource === "finalize" ? "" : subresource,
+    isPatch: false,
+  });
+  respond(ctx, entry, req, res, query, result.created ? 201 : 200, result.object, opts.warnings);
+}
+
+function applyPatchDocument(
+  entry: ResourceEntry,
+  patchType: string,
+  current: JsonObject,
+  raw: Buffer,
+  messageName: string | undefined,
+): JsonObject {
+  try {
+    switch (patchType) {
+      case "application/json-patch+json":
+        return requireObject(applyJsonPatch(current, parseJsonBody(raw), { maxOperations: MAX_JSON_PATCH_OPERATIONS }));
+      case "application/merge-patch+json":
+        return requireObject(applyMergePatch(current, parseJsonBody(raw)));
+      default:
+        return applyStrategicMergePatch(current, requireObject(parseJsonBody(raw)), messageName);
+    }
+  } catch (err) {
+    if (err instanceof JsonPatchTooLargeError) {
+      throw newRequestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got more`);
+    }
+    if (err instanceof JsonPatchError) {
+      if (err.kind === "malformed") throw newBadRequest(err.message);
+      const invalid = newInvalid({ group: entry.info.group, kind: entry.info.kind }, String(metaOf(current)["name"] ?? ""), []);
+      invalid.status.message = `the server rejected our request due to an error in our request`;
+      invalid.status.details = { ...invalid.status.details, causes: [{ reason: "FieldValueInvalid", message: err.detail }] };
+      invalid.message = invalid.status.message;
+      throw invalid;
+    }
+    if (err instanceof StrategicMergePatchError) {
+      if (err.kind === "malformed") throw newBadRequest(err.message);
+      throw newInvalid({ group: entry.info.group, kind: entry.info.kind }, String(metaOf(current)["name"] ?? ""), [
+        { type: "FieldValueInvalid", field: err.path, detail: err.detail },
+      ]);
+    }
+    throw err;
+  }
+}
+
+function parseApplyBody(raw: Buffer): JsonObject {
+  let value: unknown;
+  try {
+    value = parseYaml(raw.toString("utf8"), { maxAliasCount: 100 }) as unknown;
+  } catch (err) {
+    throw newBadRequest(`error decoding YAML: ${(err as Error).message.split("\n")[0]}`);
+  }
+  if (!isJsonObject(value)) throw newBadRequest("error decoding YAML: the apply configuration is not an object");
+  return value;
+}
+
+/** The 409 of a server-side apply conflict (apiserver-semantics.md §4.4). */
+function applyConflictStatus(err: ApplyConflictError): StatusError {
+  return new StatusError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: err.message,
+    reason: "Conflict",
+    details: {
+      causes: err.conflicts.map((c) => ({ reason: "FieldManagerConflict", message: c.message, field: c.field })),
+    },
+    code: 409,
+  });
+}
+
+/** PATCH on an object, its status, or its scale. */
+export async function handlePatch(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  subresource: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const raw = await readBody(req);
+  const patchType = req.headers["content-type"] ? parseContentType(req.headers["content-type"]).mediaType : "";
+  if (!PATCH_TYPES.includes(patchType) || (patchType === "application/strategic-merge-patch+json" && entry.info.custom)) {
+    const accepted = entry.info.custom ? PATCH_TYPES.filter((t) => !t.startsWith("application/strategic")) : PATCH_TYPES;
+    throw newUnsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
+    );
+  }
+  const isApply = patchType === "application/apply-patch+yaml";
+  const opts = parseWriteOptions(query, req, "PatchOptions", isApply);
+  const ops = new ResourceOperations(ctx);
+  const messageName = messageNameOf(entry);
+  const updateOpts = (managed?: ManagedFieldsEntry[]): WriteOptions & { subresource: string; isPatch: boolean; managedFieldsOverride?: ManagedFieldsEntry[] } => ({
+    ...opts,
+    subresource: subresource === "scale" ? "" : subresource,
+    isPatch: true,
+    ...(managed ? { managedFieldsOverride: managed } : {}),
+  });
+
+  if (subresource === "scale") {
+    const parent = ops.getExisting(entry, namespace, name);
+    const scale = toScale(entry, parent);
+    const patched = isApply ? { ...scale, ...parseApplyBody(raw) } : applyPatchDocument(entry, patchType, scale, raw, "k8s.io.api.autoscaling.v1.Scale");
+    const { object } = ops.update(entry, namespace, name, fromScale(entry, parent, patched), updateOpts());
+    respondRaw(res, 200, toScale(entry, object), opts.warnings);
+    return;
+  }
+
+  if (isApply) {
+    const applied = parseApplyBody(raw);
+    ops.checkTypeMeta(entry, applied);
+    const appliedName = metaOf(applied)["name"];
+    if (typeof appliedName === "string" && appliedName !== "" && appliedName !== name) {
+      throw newBadRequest(`the name of the object (${appliedName}) does not match the name on the URL (${name})`);
+    }
+    const live = ctx.storage.get(entry.storageId, entry.info.namespaced ? `${namespace}/${name}` : name);
+    const apiVersion = entry.info.group === "" ? entry.info.version : `${entry.info.group}/${entry.info.version}`;
+    let result: JsonObject;
+    try {
+      result = serverSideApply(live, { ...applied, metadata: { ...metaOf(applied), name } }, {
+        manager: opts.fieldManager,
+        force: opts.force,
+        apiVersion,
+        ...(subresource !== "" ? { subresource } : {}),
+        time: formatTime(ctx.clock.now()),
+        messageName,
+      });
+    } catch (err) {
+      if (err instanceof ApplyConflictError) throw applyConflictStatus(err);
+      throw err;
+    }
+    const managed = metaOf(result)["managedFields"] as unknown as ManagedFieldsEntry[] | undefined;
+    if (!live) {
+      const created = ops.create(entry, namespace, result, { ...opts, ...(managed ? { managedFieldsOverride: managed } : {}) });
+      respond(ctx, entry, req, res, query, 201, created, opts.warnings);
+      return;
+    }
+    const { object } = ops.update(entry, namespace, name, result, updateOpts(managed ?? []));
+    respond(ctx, entry, req, res, query, 200, object, opts.warnings);
+    return;
+  }
+
+  const current = ops.getExisting(entry, namespace, name);
+  const patched = applyPatchDocument(entry, patchType, current, raw, messageName);
+  const { object } = ops.update(entry, namespace, name, patched, updateOpts());
+  respond(ctx, entry, req, res, query, 200, object, opts.warnings);
+}
+
+function deleteSuccessStatus(entry: ResourceEntry, obj: JsonObject): JsonObject {
+  const meta = metaOf(obj);
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: {
+      name: meta["name"] ?? "",
+      ...(entry.info.group ? { group: entry.info.group } : {}),
+      kind: entry.info.plural,
+      uid: meta["uid"] ?? "",
+    },
+  };
+}
+
+/** DELETE on an object. */
+export async function handleDelete(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const body = await readBody(req);
+  const opts = parseDeleteOptions(query, body);
+  const result = new ResourceOperations(ctx).delete(entry, namespace, name, opts);
+  if (result.removed && !entry.policy.deleteReturnsObject) {
+    respondRaw(res, 200, deleteSuccessStatus(entry, result.object));
+    return;
+  }
+  respond(ctx, entry, req, res, query, !result.removed && opts.orphanDependents === false ? 202 : 200, result.object, []);
+}
+
+/** DELETE on a collection: each matching object is deleted individually; the answer lists them as they were. */
+export async function handleDeleteCollection(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const body = await readBody(req);
+  const opts = parseDeleteOptions(query, body);
+  const listOpts = parseListOptions(query, false, ctx.behaviour.watchList);
+  checkFieldSelector(entry, listOpts.fieldSelector);
+  const { items } = listObjects(ctx, entry, namespace, { ...listOpts, limit: 0, continueToken: undefined });
+  const ops = new ResourceOperations(ctx);
+  for (const item of items) {
+    const meta = metaOf(item);
+    ops.delete(entry, String(meta["namespace"] ?? ""), String(meta["name"]), opts);
+  }
+  const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
+  const { body: text, contentType } = encodeList(entry, items, { resourceVersion: String(ctx.storage.currentRevision) }, format, ctx.clock.now());
+  res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+}
