@@ -12,8 +12,9 @@ import { ServerFaults } from "./server/faults.js";
 import { GarbageCollector } from "./server/garbage-collector.js";
 import { buildKubeconfig, writeKubeconfigFile, type KubeconfigDocument } from "./server/kubeconfig-file.js";
 import { NamespaceController } from "./server/namespace-controller.js";
+import { PodLogs } from "./server/pod-logs.js";
 import { ResourceRegistry } from "./server/registry.js";
-import { ResourceOperations } from "./server/resource-operations.js";
+import { metaOf, ResourceOperations } from "./server/resource-operations.js";
 import type { ServerBehaviour, ServerContext } from "./server/server-context.js";
 import { Storage } from "./server/storage.js";
 import { WatchRegistry } from "./server/watch-verb.js";
@@ -111,6 +112,7 @@ export class ApiServer {
       registry: new ResourceRegistry(),
       clock,
       behaviour,
+      podLogs: new PodLogs(),
     };
     let certificates: { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
     if (options.tls) {
@@ -203,6 +205,14 @@ export class ApiServer {
     return this.ctx.storage.get(`${group}/${plural}`, key);
   }
 
+  /**
+   * Appends lines to a container's log, served by `GET pods/NAME/log` (followers see them
+   * live). There is no kubelet: tests write what the container would print.
+   */
+  appendPodLog(namespace: string, pod: string, container: string, text: string): void {
+    this.ctx.podLogs.append(namespace, pod, container, text, new Date(this.ctx.clock.now()).toISOString());
+  }
+
   /** Stops the server: closes every watch and connection. */
   async stop(): Promise<void> {
     this.work.stop();
@@ -218,6 +228,10 @@ export class ApiServer {
       ns.onEvent(e);
       crd.onEvent(e);
       gc.onEvent(e);
+      if (e.type === "DELETED" && e.resource === "/pods") {
+        const meta = metaOf(e.object);
+        this.ctx.podLogs.forget(String(meta["namespace"]), String(meta["name"]));
+      }
     });
   }
 

@@ -27,9 +27,18 @@ let port: number;
 
 /** An HTTPS server that answers 200 with the authenticated user as JSON, or 401. */
 async function startEchoServer(): Promise<void> {
-  const serving = await authority.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
+  const serving = await authority.issueServing({
+    dnsNames: ["localhost"],
+    ipAddresses: ["127.0.0.1"],
+  });
   server = createServer(
-    { cert: serving.certPem, key: serving.keyPem, ca: [authority.ca.certPem], requestCert: true, rejectUnauthorized: false },
+    {
+      cert: serving.certPem,
+      key: serving.keyPem,
+      ca: [authority.ca.certPem],
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => {
       const result = authenticateRequest(req, AUTHENTICATION);
       res.writeHead(result.ok ? 200 : 401, { "Content-Type": "application/json" });
@@ -42,7 +51,9 @@ async function startEchoServer(): Promise<void> {
 }
 
 /** GETs / from the echo server, trusting only the test CA, over a fresh connection. */
-function get(options: { host?: string; clientCertificate?: PemKeyPair; token?: string } = {}): Promise<Reply> {
+function get(
+  options: { host?: string; clientCertificate?: PemKeyPair; token?: string } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -66,7 +77,9 @@ function get(options: { host?: string; clientCertificate?: PemKeyPair; token?: s
         res.on("error", reject);
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`request timed out after ${REQUEST_TIMEOUT_MS} ms`)));
+    req.on("timeout", () =>
+      req.destroy(new Error(`request timed out after ${REQUEST_TIMEOUT_MS} ms`)),
+    );
     req.on("error", reject);
     req.end();
   });
@@ -88,11 +101,17 @@ describe("TLS with generated certificates", () => {
     const alice = await authority.issueClient({ user: "alice", groups: ["dev"] });
     const reply = await get({ clientCertificate: alice });
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body)).toEqual({ ok: true, user: { name: "alice", groups: ["dev", "system:authenticated"] } });
+    expect(JSON.parse(reply.body)).toEqual({
+      ok: true,
+      user: { name: "alice", groups: ["dev", "system:authenticated"] },
+    });
   });
 
   it("reads several groups from a client certificate", async () => {
-    const carol = await authority.issueClient({ user: "carol", groups: ["dev", "ops", "system:masters"] });
+    const carol = await authority.issueClient({
+      user: "carol",
+      groups: ["dev", "ops", "system:masters"],
+    });
     const reply = await get({ clientCertificate: carol });
     expect(JSON.parse(reply.body)).toEqual({
       ok: true,
@@ -108,7 +127,10 @@ describe("TLS with generated certificates", () => {
   it("authenticates a bearer token", async () => {
     const reply = await get({ token: "bob-token" });
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body)).toEqual({ ok: true, user: { name: "bob", groups: ["viewers", "system:authenticated"] } });
+    expect(JSON.parse(reply.body)).toEqual({
+      ok: true,
+      user: { name: "bob", groups: ["viewers", "system:authenticated"] },
+    });
   });
 
   it("refuses a request without credentials when anonymous access is off", async () => {
@@ -134,12 +156,17 @@ describe("TLS with generated certificates", () => {
 
   it("is rejected by a client that does not trust the CA", async () => {
     const untrusted = new Promise<void>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, path: "/", agent: false, timeout: REQUEST_TIMEOUT_MS }, () =>
-        reject(new Error("the untrusted server was accepted")),
+      const req = request(
+        { host: "127.0.0.1", port, path: "/", agent: false, timeout: REQUEST_TIMEOUT_MS },
+        () => reject(new Error("the untrusted server was accepted")),
       );
       req.on("timeout", () => req.destroy(new Error("timed out")));
       req.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "SELF_SIGNED_CERT_IN_CHAIN" || error.code === "UNABLE_TO_VERIFY_LEAF_SIGNATURE") resolve();
+        if (
+          error.code === "SELF_SIGNED_CERT_IN_CHAIN" ||
+          error.code === "UNABLE_TO_VERIFY_LEAF_SIGNATURE"
+        )
+          resolve();
         else reject(error);
       });
       req.end();

@@ -18,6 +18,7 @@ import {
 } from "./discovery.js";
 import type { ServerFaults } from "./faults.js";
 import { openApiDocumentHash, openApiV3Document, openApiV3Index } from "./openapi.js";
+import { handleBinding, handleEviction, handlePodLog, handleTokenRequest } from "./pod-subresources.js";
 import { handleGet, handleList } from "./read-verbs.js";
 import type { ResourceEntry } from "./registry.js";
 import { ResourceOperations } from "./resource-operations.js";
@@ -265,7 +266,15 @@ export class ApiHandler {
     const notSupported = (verb: string): never => {
       throw newMethodNotSupported({ group: entry.info.group, resource: entry.info.plural }, verb);
     };
-    if (sub === "" && !entry.info.verbs.includes(info.verb)) notSupported(info.verb);
+    if (!entry.info.namespaced && info.namespace !== "" && entry.storageId !== "/namespaces") {
+      sendNotFoundPage(res);
+      return;
+    }
+    // A terminating CRD's shrunken verb list is a discovery property; its objects stay
+    // updatable (finalizers must be removable) and creates get the 403 of §12.
+    if (sub === "" && !entry.info.custom?.terminating && !entry.info.verbs.includes(info.verb)) {
+      notSupported(info.verb);
+    }
     if (entry.info.namespaced && info.namespace === "" && !["list", "watch", "deletecollection"].includes(info.verb)) {
       if (info.name !== "" || info.verb === "create") sendNotFoundPage(res);
       else notSupported(info.verb);
@@ -279,6 +288,9 @@ export class ApiHandler {
       case "get":
         if (sub === "" || sub === "status") return handleGet(ctx, entry, namespace, info.name, req, res, query);
         if (sub === "scale") return this.getScale(entry, namespace, info.name, res);
+        if (sub === "log" && entry.storageId === "/pods") {
+          return handlePodLog(ctx, entry, namespace, info.name, req, res, query);
+        }
         return notSupported("get");
       case "list":
         return handleList(ctx, entry, namespace, req, res, query);
@@ -286,6 +298,15 @@ export class ApiHandler {
         if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported("watch");
         return handleWatch(ctx, this.watches, entry, namespace, info.name, req, res, query);
       case "create":
+        if (sub === "eviction" && entry.storageId === "/pods") {
+          return handleEviction(ctx, entry, namespace, info.name, req, res);
+        }
+        if (sub === "binding" && entry.storageId === "/pods") {
+          return handleBinding(ctx, entry, namespace, info.name, req, res);
+        }
+        if (sub === "token" && entry.storageId === "/serviceaccounts") {
+          return handleTokenRequest(ctx, namespace, info.name, req, res);
+        }
         if (sub !== "") return notSupported("create");
         return handleCreate(ctx, entry, namespace, req, res, query);
       case "update":

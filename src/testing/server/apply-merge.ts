@@ -61,7 +61,8 @@ function mergeItems(shape: ListShape | SetShape, lhs: JsonValue[], rhs: JsonValu
   const rightOrder = [...right.keys()];
   const shared = rightOrder.filter((pe) => left.has(pe));
   const itemShape: FieldShape = shape.kind === "list" ? shape.item : { kind: "leaf" };
-  const emit = (pe: PathElement): JsonValue => merge(left.get(pe), right.get(pe) as JsonValue, itemShape);
+  const emit = (pe: PathElement): JsonValue =>
+    merge(left.get(pe), right.get(pe) as JsonValue, itemShape);
   const out: JsonValue[] = [];
   let next = 0;
   let li = 0;
@@ -111,7 +112,9 @@ export function removeFields(obj: JsonObject, toRemove: FieldSet, shape: FieldSh
 }
 
 function isEmptyContainer(value: JsonValue): boolean {
-  return Array.isArray(value) ? value.length === 0 : isJsonObject(value) && Object.keys(value).length === 0;
+  return Array.isArray(value)
+    ? value.length === 0
+    : isJsonObject(value) && Object.keys(value).length === 0;
 }
 
 /** The value with `set` removed below it; `undefined` when removal emptied a container. */

@@ -72,15 +72,20 @@ type AuthenticatorOutcome = UserInfo | "absent" | "rejected";
  * `system:anonymous` in group `system:unauthenticated`. Returned users are fresh
  * objects. Nothing is logged, and a failure never carries the presented token.
  */
-export function authenticateRequest(req: IncomingMessage, config: AuthenticationConfig): AuthenticationResult {
+export function authenticateRequest(
+  req: IncomingMessage,
+  config: AuthenticationConfig,
+): AuthenticationResult {
   const outcomes: AuthenticatorOutcome[] = [];
   if (config.clientCertificates === true) outcomes.push(authenticateClientCertificate(req.socket));
-  if (config.tokens !== undefined) outcomes.push(authenticateBearerToken(req.headers.authorization, config.tokens));
+  if (config.tokens !== undefined)
+    outcomes.push(authenticateBearerToken(req.headers.authorization, config.tokens));
   for (const outcome of outcomes) {
     if (typeof outcome === "object") return { ok: true, user: withAuthenticatedGroup(outcome) };
   }
   if (outcomes.includes("rejected")) return { ok: false };
-  if (anonymousAllowed(config)) return { ok: true, user: { name: ANONYMOUS_USER_NAME, groups: [UNAUTHENTICATED_GROUP] } };
+  if (anonymousAllowed(config))
+    return { ok: true, user: { name: ANONYMOUS_USER_NAME, groups: [UNAUTHENTICATED_GROUP] } };
   return { ok: false };
 }
 
@@ -140,6 +145,7 @@ function sha256(text: string): Buffer {
 }
 
 function withAuthenticatedGroup(user: UserInfo): UserInfo {
-  if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes(UNAUTHENTICATED_GROUP)) return user;
+  if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes(UNAUTHENTICATED_GROUP))
+    return user;
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
 }

@@ -85,7 +85,8 @@ export async function createCertificateAuthority(
 ): Promise<CertificateAuthority> {
   const commonName = options.commonName ?? DEFAULT_CA_COMMON_NAME;
   const validityDays = options.validityDays ?? DEFAULT_VALIDITY_DAYS;
-  if (commonName.length === 0) throw new TypeError("certificate authority commonName must not be empty");
+  if (commonName.length === 0)
+    throw new TypeError("certificate authority commonName must not be empty");
   if (!Number.isFinite(validityDays) || validityDays <= 0) {
     throw new TypeError(`validityDays must be a positive number, got ${validityDays}`);
   }
@@ -103,7 +104,9 @@ export async function createCertificateAuthority(
       extensions: [
         new x509.BasicConstraintsExtension(true, undefined, true),
         new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+          x509.KeyUsageFlags.keyCertSign |
+            x509.KeyUsageFlags.cRLSign |
+            x509.KeyUsageFlags.digitalSignature,
           true,
         ),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
@@ -111,17 +114,24 @@ export async function createCertificateAuthority(
     },
     crypto,
   );
-  const ca: PemKeyPair = { certPem: certificatePem(caCert), keyPem: await privateKeyPem(x509, keys.privateKey) };
+  const ca: PemKeyPair = {
+    certPem: certificatePem(caCert),
+    keyPem: await privateKeyPem(x509, keys.privateKey),
+  };
   const issuer: Issuer = { x509, cert: caCert, privateKey: keys.privateKey, validityDays };
 
   return {
     ca,
     async issueServing(serving) {
       const sans = servingSubjectAlternativeNames(serving);
-      return issue(issuer, [{ CN: [SERVING_COMMON_NAME] }], [
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension(sans),
-      ]);
+      return issue(
+        issuer,
+        [{ CN: [SERVING_COMMON_NAME] }],
+        [
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+          new x509.SubjectAlternativeNameExtension(sans),
+        ],
+      );
     },
     async issueClient(client) {
       return issue(issuer, clientSubject(client), [
@@ -140,7 +150,11 @@ interface Issuer {
 }
 
 /** Signs a new leaf certificate for a fresh key with the common leaf extensions plus `extensions`. */
-async function issue(issuer: Issuer, subject: X509.JsonName, extensions: X509.Extension[]): Promise<PemKeyPair> {
+async function issue(
+  issuer: Issuer,
+  subject: X509.JsonName,
+  extensions: X509.Extension[],
+): Promise<PemKeyPair> {
   const { x509 } = issuer;
   const keys = await generateKeyPair();
   const now = Date.now();
@@ -175,7 +189,8 @@ function servingSubjectAlternativeNames(options: ServingCertificateOptions): X50
   }
   const names: X509.JsonGeneralNames = [];
   for (const dns of options.dnsNames) {
-    if (dns.length === 0 || /\s/.test(dns)) throw new TypeError(`invalid DNS name ${JSON.stringify(dns)}`);
+    if (dns.length === 0 || /\s/.test(dns))
+      throw new TypeError(`invalid DNS name ${JSON.stringify(dns)}`);
     names.push({ type: "dns", value: dns });
   }
   for (const ip of options.ipAddresses) {
@@ -187,10 +202,14 @@ function servingSubjectAlternativeNames(options: ServingCertificateOptions): X50
 
 /** The subject of a client certificate: one RDN holding every group as O, then CN = user. */
 function clientSubject(options: ClientCertificateOptions): X509.JsonName {
-  if (options.user.length === 0) throw new TypeError("a client certificate needs a non-empty user name");
+  if (options.user.length === 0)
+    throw new TypeError("a client certificate needs a non-empty user name");
   const groups = options.groups ?? [];
-  if (groups.some((group) => group.length === 0)) throw new TypeError("client certificate groups must not be empty");
-  return groups.length === 0 ? [{ CN: [options.user] }] : [{ O: [...groups] }, { CN: [options.user] }];
+  if (groups.some((group) => group.length === 0))
+    throw new TypeError("client certificate groups must not be empty");
+  return groups.length === 0
+    ? [{ CN: [options.user] }]
+    : [{ O: [...groups] }, { CN: [options.user] }];
 }
 
 async function generateKeyPair(): Promise<webcrypto.CryptoKeyPair> {

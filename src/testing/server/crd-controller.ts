@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { DeferredWork } from "./controller-runner.js";
 import { formatTime, type ServerContext } from "./server-context.js";
-import { metaOf, ResourceOperations } from "./resource-operations.js";
+import { metaOf, ResourceOperations, withCondition } from "./resource-operations.js";
 import type { StorageEvent } from "./storage.js";
 
 const CRD_STORAGE = "apiextensions.k8s.io/customresourcedefinitions";
@@ -77,6 +77,28 @@ export class CrdController {
     });
   }
 
+  private setTerminatingReason(name: string, crd: JsonObject, reason: string): void {
+    const messages: Record<string, string> = {
+      InstanceDeletionInProgress: "CustomResource deletion is in progress",
+      InstanceDeletionCompleted: "removed all instances",
+    };
+    const current = (((crd["status"] as JsonObject | undefined)?.["conditions"] as JsonObject[] | undefined) ?? []).find(
+      (c) => c["type"] === "Terminating",
+    );
+    if (current?.["reason"] === reason) return;
+    this.writeStatus(
+      name,
+      crd,
+      withCondition(crd, {
+        type: "Terminating",
+        status: "True",
+        lastTransitionTime: formatTime(this.ctx.clock.now()),
+        reason,
+        message: messages[reason] ?? reason,
+      }),
+    );
+  }
+
   private establish(name: string): void {
     const crd = this.ctx.storage.get(CRD_STORAGE, name);
     if (!crd || metaOf(crd)["deletionTimestamp"] || this.isEstablished(crd)) return;
@@ -102,6 +124,7 @@ export class CrdController {
     const storageId = this.storageIdOf(crd);
     const entry = this.ctx.registry.entriesFor(storageId)[0];
     const remaining = entry ? [...this.ctx.storage.current(storageId)] : [];
+    this.setTerminatingReason(name, crd, remaining.length > 0 ? "InstanceDeletionInProgress" : "InstanceDeletionCompleted");
     if (remaining.length > 0 && entry) {
       const ops = new ResourceOperations(this.ctx);
       for (const [, obj] of remaining) {
@@ -113,6 +136,8 @@ export class CrdController {
         }
       }
       if ([...this.ctx.storage.current(storageId)].length > 0) return;
+      const latest = this.ctx.storage.get(CRD_STORAGE, name);
+      if (latest) this.setTerminatingReason(name, latest, "InstanceDeletionCompleted");
     }
     new ResourceOperations(this.ctx).removeFinalizer(this.crdEntry(), "", name, CLEANUP_FINALIZER, "kube-apiserver");
   }

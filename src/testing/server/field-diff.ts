@@ -110,7 +110,14 @@ function compare(
       const right = isJsonObject(rhs) ? rhs : {};
       for (const k of unionKeys(Object.keys(left), Object.keys(right))) {
         const slot = s.kind === "struct" ? s.field(k) : { shape: s.value, alwaysPresent: false };
-        compare(left[k], right[k], slot.shape, [...path, fieldElement(k)], slot.alwaysPresent, diff);
+        compare(
+          left[k],
+          right[k],
+          slot.shape,
+          [...path, fieldElement(k)],
+          slot.alwaysPresent,
+          diff,
+        );
       }
       break;
     }

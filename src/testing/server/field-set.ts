@@ -104,7 +104,11 @@ function compareValues(a: JsonValue, b: JsonValue): number {
   return 0;
 }
 
-function compareSequences<T>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number): number {
+function compareSequences<T>(
+  a: readonly T[],
+  b: readonly T[],
+  cmp: (x: T, y: T) => number,
+): number {
   for (let i = 0; i < a.length && i < b.length; i++) {
     const c = cmp(a[i] as T, b[i] as T);
     if (c !== 0) return c;

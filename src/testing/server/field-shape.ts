@@ -191,7 +191,8 @@ function slotOf(owner: string, field: FieldInfo): FieldSlot {
 
 const SCHEMALESS_ROOT: StructShape = {
   kind: "struct",
-  field: (name) => (name === "metadata" ? { shape: messageShape(OBJECT_META), alwaysPresent: false } : DYNAMIC_SLOT),
+  field: (name) =>
+    name === "metadata" ? { shape: messageShape(OBJECT_META), alwaysPresent: false } : DYNAMIC_SLOT,
 };
 
 /**

@@ -48,7 +48,11 @@ export interface KubeconfigNamedUser {
 /** A `contexts[]` entry of a kubeconfig. */
 export interface KubeconfigNamedContext {
   readonly name: string;
-  readonly context: { readonly cluster: string; readonly user: string; readonly namespace?: string };
+  readonly context: {
+    readonly cluster: string;
+    readonly user: string;
+    readonly namespace?: string;
+  };
 }
 
 /** A kubeconfig document (`apiVersion: v1`, `kind: Config`) with one cluster, one user and one context. */
@@ -78,7 +82,9 @@ const DEFAULT_CLUSTER_NAME = "kubekit";
 export function buildKubeconfig(options: KubeconfigOptions): KubeconfigDocument {
   const url = URL.canParse(options.server) ? new URL(options.server) : undefined;
   if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
-    throw new TypeError(`kubeconfig server must be an http:// or https:// URL, got ${JSON.stringify(options.server)}`);
+    throw new TypeError(
+      `kubeconfig server must be an http:// or https:// URL, got ${JSON.stringify(options.server)}`,
+    );
   }
   const clusterName = options.clusterName ?? DEFAULT_CLUSTER_NAME;
   const userName = options.userName ?? clusterName;

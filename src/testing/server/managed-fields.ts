@@ -78,7 +78,9 @@ function conflictMessage(conflicts: readonly ApplyConflict[]): string {
   }
   const groups = new Map<string, string[]>();
   for (const c of conflicts) {
-    const who = c.message.startsWith(CONFLICT_PREFIX) ? c.message.slice(CONFLICT_PREFIX.length) : c.message;
+    const who = c.message.startsWith(CONFLICT_PREFIX)
+      ? c.message.slice(CONFLICT_PREFIX.length)
+      : c.message;
     const fields = groups.get(who) ?? [];
     fields.push(c.field);
     groups.set(who, fields);
@@ -253,11 +255,14 @@ function encodeEntries(
     decoded.mergedDuplicates ||
     kept.length !== decoded.entries.length ||
     decoded.entries.some((e) => !isUnchanged(e));
-  if (!changed) return input.map((e) => deepClone(e as unknown as JsonObject) as unknown as ManagedFieldsEntry);
+  if (!changed)
+    return input.map((e) => deepClone(e as unknown as JsonObject) as unknown as ManagedFieldsEntry);
   return kept
     .map((e): ManagedFieldsEntry => {
       if (e.original && isUnchanged(e)) {
-        return deepClone(e.original.entry as unknown as JsonObject) as unknown as ManagedFieldsEntry;
+        return deepClone(
+          e.original.entry as unknown as JsonObject,
+        ) as unknown as ManagedFieldsEntry;
       }
       return {
         manager: e.manager,
@@ -312,7 +317,11 @@ export function recordUpdate(
   options: RecordUpdateOptions,
 ): ManagedFieldsEntry[] {
   const shape = rootShape(options.messageName);
-  const diff = diffFields(before && withoutManagedFields(before), withoutManagedFields(after), shape);
+  const diff = diffFields(
+    before && withoutManagedFields(before),
+    withoutManagedFields(after),
+    shape,
+  );
   const changed = diff.added.union(diff.modified).difference(NEVER_OWNED);
   const removed = diff.removed.difference(NEVER_OWNED);
   const decoded = decodeEntries(managedFields);
@@ -399,7 +408,8 @@ export function serverSideApply(
 
   let merged = mergeApplied(liveObject, config, shape) as JsonObject;
   if (previous) {
-    const keeps = (set: FieldSet, path: FieldPath): boolean => set.hasAtOrBelow(path) || set.covers(path);
+    const keeps = (set: FieldSet, path: FieldPath): boolean =>
+      set.hasAtOrBelow(path) || set.covers(path);
     const stale = new FieldSet();
     for (const path of previous.set.paths()) {
       if (!keeps(appliedSet, path) && !others.some((e) => keeps(e.set, path))) stale.insert(path);
@@ -423,11 +433,12 @@ export function serverSideApply(
 
   const objectChanged = liveObject === undefined || !deepEqual(liveObject, merged);
   if (previous) {
-    const entryChanged = !previous.set.equals(appliedSet) || previous.apiVersion !== options.apiVersion;
+    const entryChanged =
+      !previous.set.equals(appliedSet) || previous.apiVersion !== options.apiVersion;
     if (entryChanged) previous.set = appliedSet;
     previous.apiVersion = options.apiVersion;
     if (objectChanged || entryChanged) previous.time = options.time;
-  } else {
+  } else if (!appliedSet.isEmpty()) {
     decoded.entries.push({
       manager: options.manager,
       operation: "Apply",
@@ -443,8 +454,10 @@ export function serverSideApply(
   const managedFields = encodeEntries(inputEntries, decoded);
   const meta: JsonObject = isJsonObject(merged["metadata"]) ? merged["metadata"] : {};
   const liveMeta = live?.["metadata"];
-  const keepEmptyList = inputEntries.length === 0 && isJsonObject(liveMeta) && Array.isArray(liveMeta["managedFields"]);
-  if (managedFields.length > 0 || keepEmptyList) meta["managedFields"] = managedFields as unknown as JsonValue;
+  const keepEmptyList =
+    inputEntries.length === 0 && isJsonObject(liveMeta) && Array.isArray(liveMeta["managedFields"]);
+  if (managedFields.length > 0 || keepEmptyList)
+    meta["managedFields"] = managedFields as unknown as JsonValue;
   return { ...merged, metadata: meta };
 }
 

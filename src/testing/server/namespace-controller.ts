@@ -19,6 +19,9 @@ export class NamespaceController {
   onEvent(event: StorageEvent): void {
     if (event.resource === "/namespaces") {
       if (event.type !== "DELETED" && metaOf(event.object)["deletionTimestamp"]) this.enqueue(event.key);
+      else if (event.type === "ADDED") {
+        this.work.schedule(`serviceaccount:${event.key}`, () => this.createDefaultServiceAccount(event.key));
+      }
       return;
     }
     const ns = metaOf(event.object)["namespace"];
@@ -26,6 +29,20 @@ export class NamespaceController {
       const nsObj = this.ctx.storage.get("/namespaces", ns);
       if (nsObj && metaOf(nsObj)["deletionTimestamp"]) this.enqueue(ns);
     }
+  }
+
+  /** The service-account controller's part: every namespace gets a `default` ServiceAccount. */
+  private createDefaultServiceAccount(namespace: string): void {
+    const ns = this.ctx.storage.get("/namespaces", namespace);
+    if (!ns || metaOf(ns)["deletionTimestamp"] || this.ctx.storage.get("/serviceaccounts", `${namespace}/default`)) return;
+    const entry = this.ctx.registry.lookup("", "v1", "serviceaccounts");
+    if (!entry) return;
+    new ResourceOperations(this.ctx).create(entry, namespace, { metadata: { name: "default" } }, {
+      dryRun: false,
+      fieldManager: "kube-controller-manager",
+      fieldValidation: "Ignore",
+      warnings: [],
+    });
   }
 
   private enqueue(namespace: string): void {

@@ -254,7 +254,13 @@ export class ResourceOperations {
     namespace: string,
     name: string,
     body: JsonObject,
-    opts: WriteOptions & { readonly subresource: string; readonly isPatch: boolean; readonly managedFieldsOverride?: ManagedFieldsEntry[] },
+    opts: WriteOptions & {
+      readonly subresource: string;
+      readonly isPatch: boolean;
+      readonly managedFieldsOverride?: ManagedFieldsEntry[];
+      /** The subresource recorded in managedFields when it differs from `subresource` (scale writes the parent). */
+      readonly managedSubresource?: string;
+    },
   ): { object: JsonObject; created: boolean } {
     this.checkTypeMeta(entry, body);
     const inMeta = metaOf(body);
@@ -341,7 +347,9 @@ export class ResourceOperations {
       : recordUpdate(existing, next, baseManaged, {
           manager: opts.fieldManager,
           apiVersion: apiVersionOf(entry),
-          ...(opts.subresource !== "" ? { subresource: opts.subresource } : {}),
+          ...((opts.managedSubresource ?? opts.subresource) !== ""
+            ? { subresource: opts.managedSubresource ?? opts.subresource }
+            : {}),
           time: this.now(),
           messageName: messageNameOf(entry),
         });
@@ -397,8 +405,16 @@ export class ResourceOperations {
       return { object: this.ctx.storage.commit(entry.storageId, key, terminating).object, removed: false };
     }
     const finalizers = new Set((meta["finalizers"] as string[] | undefined) ?? []);
+    let status = existing["status"];
     if (entry.storageId === "apiextensions.k8s.io/customresourcedefinitions") {
       finalizers.add("customresourcecleanup.apiextensions.k8s.io");
+      status = withCondition(existing, {
+        type: "Terminating",
+        status: "True",
+        lastTransitionTime: this.now(),
+        reason: "InstanceDeletionPending",
+        message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+      });
     }
     let policy = opts.propagationPolicy;
     if (!policy && finalizers.has("orphan")) policy = "Orphan";
@@ -410,6 +426,7 @@ export class ResourceOperations {
       const generation = typeof meta["generation"] === "number" && meta["generation"] > 0 ? meta["generation"] + 1 : meta["generation"];
       const marked: JsonObject = {
         ...existing,
+        ...(status !== undefined ? { status } : {}),
         metadata: {
           ...meta,
           ...(generation !== undefined ? { generation } : {}),
@@ -440,6 +457,15 @@ export class ResourceOperations {
       isPatch: true,
     });
   }
+}
+
+/** The object's `status` with one condition added or replaced by type. */
+export function withCondition(obj: JsonObject, condition: JsonObject): JsonObject {
+  const status = isJsonObject(obj["status"]) ? obj["status"] : {};
+  const conditions = (Array.isArray(status["conditions"]) ? status["conditions"] : []).filter(
+    (c) => !isJsonObject(c) || c["type"] !== condition["type"],
+  );
+  return { ...status, conditions: [...conditions, condition] };
 }
 
 function generateNameFrom(prefix: string): string {

@@ -1,4 +1,5 @@
 import type { Clock } from "../../core/clock.js";
+import type { PodLogs } from "./pod-logs.js";
 import type { ResourceRegistry } from "./registry.js";
 import type { Storage } from "./storage.js";
 
@@ -24,6 +25,8 @@ export interface ServerContext {
   readonly registry: ResourceRegistry;
   readonly clock: Clock;
   readonly behaviour: ServerBehaviour;
+  /** Container logs served by `pods/log`. */
+  readonly podLogs: PodLogs;
 }
 
 /** RFC 3339 with whole seconds, as metav1.Time serializes. */

@@ -105,6 +105,7 @@ export async function handleUpdate(
     const { object } = ops.update(entry, namespace, name, fromScale(entry, parent, obj), {
       ...opts,
       subresource: "",
+      managedSubresource: "scale",
       isPatch: false,
     });
     respondRaw(res, 200, toScale(entry, object), opts.warnings);
@@ -206,9 +207,17 @@ export async function handlePatch(
   const opts = parseWriteOptions(query, req, "PatchOptions", isApply);
   const ops = new ResourceOperations(ctx);
   const messageName = messageNameOf(entry);
-  const updateOpts = (managed?: ManagedFieldsEntry[]): WriteOptions & { subresource: string; isPatch: boolean; managedFieldsOverride?: ManagedFieldsEntry[] } => ({
+  const updateOpts = (
+    managed?: ManagedFieldsEntry[],
+  ): WriteOptions & {
+    subresource: string;
+    isPatch: boolean;
+    managedFieldsOverride?: ManagedFieldsEntry[];
+    managedSubresource?: string;
+  } => ({
     ...opts,
     subresource: subresource === "scale" ? "" : subresource,
+    ...(subresource === "scale" ? { managedSubresource: "scale" } : {}),
     isPatch: true,
     ...(managed ? { managedFieldsOverride: managed } : {}),
   });

@@ -34,7 +34,11 @@ async function importWithTemporaryReflectMetadata(): Promise<X509Module> {
   const installed: string[] = [];
   for (const name of REFLECT_METADATA_FUNCTIONS) {
     if (typeof reflect[name] === "function") continue;
-    Object.defineProperty(reflect, name, { value: () => undefined, configurable: true, writable: true });
+    Object.defineProperty(reflect, name, {
+      value: () => undefined,
+      configurable: true,
+      writable: true,
+    });
     installed.push(name);
   }
   try {

@@ -26,7 +26,10 @@ function tlsSocket(cert: Partial<PeerCertificate>, authorized: boolean): TLSSock
   }) as TLSSocket;
 }
 
-function peerCertificate(subject: Record<string, string | string[]>, extKeyUsage?: string[]): Partial<PeerCertificate> {
+function peerCertificate(
+  subject: Record<string, string | string[]>,
+  extKeyUsage?: string[],
+): Partial<PeerCertificate> {
   return {
     subject: subject as unknown as PeerCertificate["subject"],
     raw: Buffer.from([1]),
@@ -52,28 +55,50 @@ describe("authenticateRequest with bearer tokens", () => {
   });
 
   it("accepts the scheme in any case and trims the header and token", () => {
-    for (const header of ["bearer alice-token", "BEARER alice-token", "  Bearer   alice-token  ", "Bearer\talice-token"]) {
+    for (const header of [
+      "bearer alice-token",
+      "BEARER alice-token",
+      "  Bearer   alice-token  ",
+      "Bearer\talice-token",
+    ]) {
       const result = authenticateRequest(requestWith(header), config);
       expect(result.ok && result.user.name).toBe("alice");
     }
   });
 
   it("rejects an unknown token, one differing by a character, and a prefix of a known token", () => {
-    for (const header of ["Bearer nope", "Bearer alice-tokeN", "Bearer alice-toke", "Bearer alice-token2"]) {
+    for (const header of [
+      "Bearer nope",
+      "Bearer alice-tokeN",
+      "Bearer alice-toke",
+      "Bearer alice-token2",
+    ]) {
       expect(authenticateRequest(requestWith(header), config)).toEqual({ ok: false });
     }
   });
 
   it("rejects an unknown token even when anonymous access is on, and never returns the token", () => {
-    const result = authenticateRequest(requestWith("Bearer secret-guess"), { ...config, anonymous: true });
+    const result = authenticateRequest(requestWith("Bearer secret-guess"), {
+      ...config,
+      anonymous: true,
+    });
     expect(result).toEqual({ ok: false });
     expect(JSON.stringify(result)).not.toContain("secret-guess");
   });
 
   it("treats other schemes and an empty token as no credential", () => {
     const withAnonymous = { ...config, anonymous: true };
-    for (const header of ["Basic YWxpY2U6cHc=", "Bearer", "Bearer   ", "alice-token", "Bearertoken alice-token"]) {
-      expect(authenticateRequest(requestWith(header), withAnonymous)).toEqual({ ok: true, user: ANONYMOUS });
+    for (const header of [
+      "Basic YWxpY2U6cHc=",
+      "Bearer",
+      "Bearer   ",
+      "alice-token",
+      "Bearertoken alice-token",
+    ]) {
+      expect(authenticateRequest(requestWith(header), withAnonymous)).toEqual({
+        ok: true,
+        user: ANONYMOUS,
+      });
       expect(authenticateRequest(requestWith(header), config)).toEqual({ ok: false });
     }
   });
@@ -96,8 +121,13 @@ describe("authenticateRequest with bearer tokens", () => {
   });
 
   it("ignores bearer tokens when no tokens are configured", () => {
-    expect(authenticateRequest(requestWith("Bearer alice-token"), {})).toEqual({ ok: true, user: ANONYMOUS });
-    expect(authenticateRequest(requestWith("Bearer alice-token"), { anonymous: false })).toEqual({ ok: false });
+    expect(authenticateRequest(requestWith("Bearer alice-token"), {})).toEqual({
+      ok: true,
+      user: ANONYMOUS,
+    });
+    expect(authenticateRequest(requestWith("Bearer alice-token"), { anonymous: false })).toEqual({
+      ok: false,
+    });
   });
 
   it("rejects every token when the token table is empty", () => {
@@ -129,7 +159,10 @@ describe("authenticateRequest with client certificates", () => {
   const config: AuthenticationConfig = { clientCertificates: true };
 
   it("maps CN to the user and every O to a group", () => {
-    const socket = tlsSocket(peerCertificate({ CN: "alice", O: ["dev", "ops"] }, [CLIENT_AUTH]), true);
+    const socket = tlsSocket(
+      peerCertificate({ CN: "alice", O: ["dev", "ops"] }, [CLIENT_AUTH]),
+      true,
+    );
     expect(authenticateRequest(requestWith(undefined, socket), config)).toEqual({
       ok: true,
       user: { name: "alice", groups: ["dev", "ops", "system:authenticated"] },
@@ -137,8 +170,14 @@ describe("authenticateRequest with client certificates", () => {
   });
 
   it("accepts a single O as a string and no O at all", () => {
-    const one = authenticateRequest(requestWith(undefined, tlsSocket(peerCertificate({ CN: "a", O: "g" }), true)), config);
-    const none = authenticateRequest(requestWith(undefined, tlsSocket(peerCertificate({ CN: "b" }), true)), config);
+    const one = authenticateRequest(
+      requestWith(undefined, tlsSocket(peerCertificate({ CN: "a", O: "g" }), true)),
+      config,
+    );
+    const none = authenticateRequest(
+      requestWith(undefined, tlsSocket(peerCertificate({ CN: "b" }), true)),
+      config,
+    );
     expect(one.ok && one.user.groups).toEqual(["g", "system:authenticated"]);
     expect(none.ok && none.user).toEqual({ name: "b", groups: ["system:authenticated"] });
   });
@@ -153,7 +192,9 @@ describe("authenticateRequest with client certificates", () => {
 
   it("rejects a certificate that did not verify against the CA, even with anonymous access on", () => {
     const socket = tlsSocket(peerCertificate({ CN: "mallory" }, [CLIENT_AUTH]), false);
-    expect(authenticateRequest(requestWith(undefined, socket), { ...config, anonymous: true })).toEqual({ ok: false });
+    expect(
+      authenticateRequest(requestWith(undefined, socket), { ...config, anonymous: true }),
+    ).toEqual({ ok: false });
   });
 
   it("rejects a certificate whose extended key usage excludes clientAuth", () => {
@@ -165,8 +206,14 @@ describe("authenticateRequest with client certificates", () => {
     const withAnonymous = { ...config, anonymous: true };
     const emptyCn = tlsSocket(peerCertificate({ CN: "", O: "dev" }), true);
     const noCert = tlsSocket({}, false);
-    expect(authenticateRequest(requestWith(undefined, emptyCn), withAnonymous)).toEqual({ ok: true, user: ANONYMOUS });
-    expect(authenticateRequest(requestWith(undefined, noCert), withAnonymous)).toEqual({ ok: true, user: ANONYMOUS });
+    expect(authenticateRequest(requestWith(undefined, emptyCn), withAnonymous)).toEqual({
+      ok: true,
+      user: ANONYMOUS,
+    });
+    expect(authenticateRequest(requestWith(undefined, noCert), withAnonymous)).toEqual({
+      ok: true,
+      user: ANONYMOUS,
+    });
     expect(authenticateRequest(requestWith(undefined, noCert), config)).toEqual({ ok: false });
   });
 

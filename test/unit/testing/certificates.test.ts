@@ -15,7 +15,10 @@ let client: PemKeyPair;
 beforeAll(async () => {
   authority = await createCertificateAuthority({ commonName: "test-ca" });
   caCert = new X509Certificate(authority.ca.certPem);
-  serving = await authority.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"] });
+  serving = await authority.issueServing({
+    dnsNames: ["localhost"],
+    ipAddresses: ["127.0.0.1", "::1"],
+  });
   client = await authority.issueClient({ user: "alice", groups: ["dev", "ops"] });
 });
 
@@ -45,7 +48,9 @@ describe("createCertificateAuthority", () => {
     expect(basic?.critical).toBe(true);
     expect(usage?.critical).toBe(true);
     expect((usage?.usages ?? 0) & x509.KeyUsageFlags.keyCertSign).not.toBe(0);
-    expect(parsed.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId).toMatch(/^[0-9a-f]{40}$/);
+    expect(parsed.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
   });
 
   it("exports the CA key as PKCS#8 PEM matching the certificate", () => {
@@ -58,7 +63,9 @@ describe("createCertificateAuthority", () => {
 
   it("backdates validity by a minute and uses random positive serial numbers", () => {
     expect(backdated(caCert)).toBe(true);
-    const serials = [authority.ca.certPem, serving.certPem, client.certPem].map((pem) => new X509Certificate(pem));
+    const serials = [authority.ca.certPem, serving.certPem, client.certPem].map(
+      (pem) => new X509Certificate(pem),
+    );
     for (const cert of serials) expect(positiveSerial(cert)).toBe(true);
     expect(new Set(serials.map((cert) => cert.serialNumber)).size).toBe(3);
   });
@@ -67,7 +74,8 @@ describe("createCertificateAuthority", () => {
     const other = await createCertificateAuthority();
     const cert = new X509Certificate(other.ca.certPem);
     expect(cert.subject).toBe("CN=kubekit-ca");
-    const days = (new Date(cert.validTo).getTime() - new Date(cert.validFrom).getTime()) / 86_400_000;
+    const days =
+      (new Date(cert.validTo).getTime() - new Date(cert.validFrom).getTime()) / 86_400_000;
     expect(days).toBeGreaterThan(365);
     expect(days).toBeLessThan(365.01);
     expect(cert.fingerprint256).not.toBe(caCert.fingerprint256);
@@ -82,7 +90,9 @@ describe("createCertificateAuthority", () => {
 
   it("rejects invalid options", async () => {
     await expect(createCertificateAuthority({ validityDays: 0 })).rejects.toThrow(TypeError);
-    await expect(createCertificateAuthority({ validityDays: Number.NaN })).rejects.toThrow(TypeError);
+    await expect(createCertificateAuthority({ validityDays: Number.NaN })).rejects.toThrow(
+      TypeError,
+    );
     await expect(createCertificateAuthority({ commonName: "" })).rejects.toThrow(TypeError);
   });
 });
@@ -119,10 +129,18 @@ describe("issueServing", () => {
   });
 
   it("rejects a certificate without SANs and malformed names", async () => {
-    await expect(authority.issueServing({ dnsNames: [], ipAddresses: [] })).rejects.toThrow(TypeError);
-    await expect(authority.issueServing({ dnsNames: [], ipAddresses: ["300.0.0.1"] })).rejects.toThrow(TypeError);
-    await expect(authority.issueServing({ dnsNames: ["local host"], ipAddresses: [] })).rejects.toThrow(TypeError);
-    await expect(authority.issueServing({ dnsNames: [""], ipAddresses: [] })).rejects.toThrow(TypeError);
+    await expect(authority.issueServing({ dnsNames: [], ipAddresses: [] })).rejects.toThrow(
+      TypeError,
+    );
+    await expect(
+      authority.issueServing({ dnsNames: [], ipAddresses: ["300.0.0.1"] }),
+    ).rejects.toThrow(TypeError);
+    await expect(
+      authority.issueServing({ dnsNames: ["local host"], ipAddresses: [] }),
+    ).rejects.toThrow(TypeError);
+    await expect(authority.issueServing({ dnsNames: [""], ipAddresses: [] })).rejects.toThrow(
+      TypeError,
+    );
   });
 });
 
@@ -137,9 +155,13 @@ describe("issueClient", () => {
   });
 
   it("omits O when there are no groups and keeps special characters in names", async () => {
-    const noGroups = new X509Certificate((await authority.issueClient({ user: "system:node:n1" })).certPem);
+    const noGroups = new X509Certificate(
+      (await authority.issueClient({ user: "system:node:n1" })).certPem,
+    );
     expect(noGroups.subject).toBe("CN=system:node:n1");
-    const special = new X509Certificate((await authority.issueClient({ user: "a, b=c", groups: ["x+y"] })).certPem);
+    const special = new X509Certificate(
+      (await authority.issueClient({ user: "a, b=c", groups: ["x+y"] })).certPem,
+    );
     expect(special.subject).toBe("O=x\\+y\nCN=a\\, b=c");
   });
 

@@ -26,10 +26,9 @@ describe("FieldSet FieldsV1 codec", () => {
     expect(out).toEqual(fields);
     expect(Object.keys(out)).toEqual(["f:metadata", "f:spec", 'k:{"name":"x"}']);
     expect(Object.keys(out["f:metadata"] as object)).toEqual(["f:labels"]);
-    expect(Object.keys((out["f:metadata"] as Record<string, object>)["f:labels"] as object)).toEqual([
-      "f:app",
-      ".",
-    ]);
+    expect(
+      Object.keys((out["f:metadata"] as Record<string, object>)["f:labels"] as object),
+    ).toEqual(["f:app", "."]);
   });
 
   it("canonicalizes key and value elements and drops unknown element kinds", () => {
@@ -39,7 +38,10 @@ describe("FieldSet FieldsV1 codec", () => {
       "x:what": {},
       "k:not-json": {},
     });
-    expect(set.toFieldsV1()).toEqual({ 'k:{"containerPort":80,"protocol":"TCP"}': {}, 'v:"a"': {} });
+    expect(set.toFieldsV1()).toEqual({
+      'k:{"containerPort":80,"protocol":"TCP"}': {},
+      'v:"a"': {},
+    });
   });
 
   it("treats a node whose children are all unknown as a member", () => {
@@ -98,7 +100,13 @@ describe("FieldSet operations", () => {
   });
 
   it("orders fields before keys before values, keys by their fields", () => {
-    const els = [valueElement("b"), keyElement({ name: "b" }), f("z"), keyElement({ name: "a" }), f("a")];
+    const els = [
+      valueElement("b"),
+      keyElement({ name: "b" }),
+      f("z"),
+      keyElement({ name: "a" }),
+      f("a"),
+    ];
     expect(els.sort(compareElements)).toEqual([
       f("a"),
       f("z"),

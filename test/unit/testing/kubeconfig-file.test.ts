@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { buildKubeconfig, kubeconfigYaml, writeKubeconfigFile } from "../../../src/testing/server/kubeconfig-file.js";
+import {
+  buildKubeconfig,
+  kubeconfigYaml,
+  writeKubeconfigFile,
+} from "../../../src/testing/server/kubeconfig-file.js";
 
 const CA_PEM = "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n";
 const CERT_PEM = "-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END CERTIFICATE-----\n";
@@ -13,12 +17,21 @@ const b64 = (text: string): string => Buffer.from(text).toString("base64");
 
 describe("buildKubeconfig", () => {
   it("builds a v1 Config with one cluster, user and context, all named kubekit by default", () => {
-    expect(buildKubeconfig({ server: "https://127.0.0.1:6443", caPem: CA_PEM, credentials: { token: "t0k" } })).toEqual({
+    expect(
+      buildKubeconfig({
+        server: "https://127.0.0.1:6443",
+        caPem: CA_PEM,
+        credentials: { token: "t0k" },
+      }),
+    ).toEqual({
       apiVersion: "v1",
       kind: "Config",
       preferences: {},
       clusters: [
-        { name: "kubekit", cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": b64(CA_PEM) } },
+        {
+          name: "kubekit",
+          cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": b64(CA_PEM) },
+        },
       ],
       users: [{ name: "kubekit", user: { token: "t0k" } }],
       contexts: [{ name: "kubekit", context: { cluster: "kubekit", user: "kubekit" } }],
@@ -32,7 +45,10 @@ describe("buildKubeconfig", () => {
       credentials: { clientCertificate: { certPem: CERT_PEM, keyPem: KEY_PEM } },
     });
     const user = config.users[0]?.user;
-    expect(user).toEqual({ "client-certificate-data": b64(CERT_PEM), "client-key-data": b64(KEY_PEM) });
+    expect(user).toEqual({
+      "client-certificate-data": b64(CERT_PEM),
+      "client-key-data": b64(KEY_PEM),
+    });
     expect(Buffer.from(user?.["client-key-data"] ?? "", "base64").toString()).toBe(KEY_PEM);
   });
 
@@ -46,7 +62,9 @@ describe("buildKubeconfig", () => {
     });
     expect(config.clusters).toEqual([{ name: "c", cluster: { server: "http://localhost:8080" } }]);
     expect(config.users).toEqual([{ name: "u", user: {} }]);
-    expect(config.contexts).toEqual([{ name: "x", context: { cluster: "c", user: "u", namespace: "team-a" } }]);
+    expect(config.contexts).toEqual([
+      { name: "x", context: { cluster: "c", user: "u", namespace: "team-a" } },
+    ]);
     expect(config["current-context"]).toBe("x");
   });
 
@@ -60,14 +78,20 @@ describe("buildKubeconfig", () => {
     expect(() => buildKubeconfig({ server: "127.0.0.1:6443" })).toThrow(TypeError);
     expect(() => buildKubeconfig({ server: "ftp://127.0.0.1" })).toThrow(TypeError);
     expect(() => buildKubeconfig({ server: "" })).toThrow(TypeError);
-    expect(() => buildKubeconfig({ server: "https://127.0.0.1:1", userName: "" })).toThrow(TypeError);
+    expect(() => buildKubeconfig({ server: "https://127.0.0.1:1", userName: "" })).toThrow(
+      TypeError,
+    );
   });
 });
 
 describe("kubeconfigYaml", () => {
   it("round-trips through a YAML parser and keeps long base64 values on one line", () => {
     const longPem = `-----BEGIN CERTIFICATE-----\n${"A".repeat(2000)}\n-----END CERTIFICATE-----\n`;
-    const config = buildKubeconfig({ server: "https://127.0.0.1:1", caPem: longPem, credentials: { token: "a: b #c" } });
+    const config = buildKubeconfig({
+      server: "https://127.0.0.1:1",
+      caPem: longPem,
+      credentials: { token: "a: b #c" },
+    });
     const text = kubeconfigYaml(config);
     expect(parse(text)).toEqual(config);
     expect(text).toContain(`certificate-authority-data: ${b64(longPem)}\n`);
@@ -77,7 +101,10 @@ describe("kubeconfigYaml", () => {
 
 describe("writeKubeconfigFile", () => {
   let root: string;
-  const config = buildKubeconfig({ server: "https://127.0.0.1:1", credentials: { token: "secret" } });
+  const config = buildKubeconfig({
+    server: "https://127.0.0.1:1",
+    credentials: { token: "secret" },
+  });
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "kubekit-kubeconfig-"));
@@ -86,24 +113,30 @@ describe("writeKubeconfigFile", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it.skipIf(process.platform === "win32")("creates missing folders with mode 0700 and the file with 0600", async () => {
-    const path = join(root, "a", "b", "config");
-    await writeKubeconfigFile(path, config);
-    expect(parse(await readFile(path, "utf8"))).toEqual(config);
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
-    expect((await stat(join(root, "a"))).mode & 0o777).toBe(0o700);
-    expect((await stat(join(root, "a", "b"))).mode & 0o777).toBe(0o700);
-    expect(await readdir(join(root, "a", "b"))).toEqual(["config"]);
-  });
+  it.skipIf(process.platform === "win32")(
+    "creates missing folders with mode 0700 and the file with 0600",
+    async () => {
+      const path = join(root, "a", "b", "config");
+      await writeKubeconfigFile(path, config);
+      expect(parse(await readFile(path, "utf8"))).toEqual(config);
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+      expect((await stat(join(root, "a"))).mode & 0o777).toBe(0o700);
+      expect((await stat(join(root, "a", "b"))).mode & 0o777).toBe(0o700);
+      expect(await readdir(join(root, "a", "b"))).toEqual(["config"]);
+    },
+  );
 
-  it.skipIf(process.platform === "win32")("replaces an existing file and tightens its mode to 0600", async () => {
-    const path = join(root, "existing");
-    await writeFile(path, "old contents that are longer than the new ones ".repeat(20));
-    await chmod(path, 0o644);
-    await writeKubeconfigFile(path, config);
-    expect(await readFile(path, "utf8")).toBe(kubeconfigYaml(config));
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
-  });
+  it.skipIf(process.platform === "win32")(
+    "replaces an existing file and tightens its mode to 0600",
+    async () => {
+      const path = join(root, "existing");
+      await writeFile(path, "old contents that are longer than the new ones ".repeat(20));
+      await chmod(path, 0o644);
+      await writeKubeconfigFile(path, config);
+      expect(await readFile(path, "utf8")).toBe(kubeconfigYaml(config));
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+    },
+  );
 
   it("fails without leaving a temporary file when the target cannot be replaced", async () => {
     const folder = join(root, "blocked");

@@ -23,7 +23,12 @@ interface ApplyOpts {
   subresource?: string;
 }
 
-function apply(live: JsonObject | undefined, applied: JsonObject, manager: string, o: ApplyOpts = {}): JsonObject {
+function apply(
+  live: JsonObject | undefined,
+  applied: JsonObject,
+  manager: string,
+  o: ApplyOpts = {},
+): JsonObject {
   return serverSideApply(live, applied, {
     manager,
     force: o.force ?? false,
@@ -38,8 +43,19 @@ function managed(obj: JsonObject): ManagedFieldsEntry[] {
   return (obj["metadata"] as JsonObject)["managedFields"] as unknown as ManagedFieldsEntry[];
 }
 
-function entry(obj: JsonObject, manager: string, operation = "Apply"): ManagedFieldsEntry | undefined {
+function entry(
+  obj: JsonObject,
+  manager: string,
+  operation = "Apply",
+): ManagedFieldsEntry | undefined {
   return managed(obj).find((e) => e.manager === manager && e.operation === operation);
+}
+
+/** `obj` with `metadata.managedFields` replaced by `list`. */
+function withManaged(obj: JsonObject, list: ManagedFieldsEntry[]): JsonObject {
+  const out = deepClone(obj);
+  (out["metadata"] as JsonObject)["managedFields"] = list as unknown as JsonObject[];
+  return out;
 }
 
 function withoutManaged(obj: JsonObject): JsonObject {
@@ -59,13 +75,21 @@ function conflictOf(fn: () => unknown): ApplyConflictError {
 }
 
 function configMap(data: JsonObject, extra: JsonObject = {}): JsonObject {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "default", ...extra }, data };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "cm", namespace: "default", ...extra },
+    data,
+  };
 }
 
 describe("fieldSetOf", () => {
   it("gives the exact FieldsV1 of a small ConfigMap", () => {
     const cm = configMap({ key: "v" }, { labels: { app: "web" } });
-    expect(fieldSetOf(cm, CM)).toEqual({ "f:data": { "f:key": {} }, "f:metadata": { "f:labels": { "f:app": {} } } });
+    expect(fieldSetOf(cm, CM)).toEqual({
+      "f:data": { "f:key": {} },
+      "f:metadata": { "f:labels": { "f:app": {} } },
+    });
   });
 
   it("never includes apiVersion, kind or server-managed metadata", () => {
@@ -176,14 +200,23 @@ describe("serverSideApply: one manager", () => {
 
   it("re-applying the same configuration is a no-op: deep-equal object, untouched timestamps", () => {
     const live = apply(undefined, configMap({ key: "v" }, { labels: { app: "web" } }), "kubectl");
-    const stored = { ...live, metadata: { ...(live["metadata"] as JsonObject), resourceVersion: "7", uid: "u" } };
-    const again = apply(stored, configMap({ key: "v" }, { labels: { app: "web" } }), "kubectl", { time: T2 });
+    const stored = {
+      ...live,
+      metadata: { ...(live["metadata"] as JsonObject), resourceVersion: "7", uid: "u" },
+    };
+    const again = apply(stored, configMap({ key: "v" }, { labels: { app: "web" } }), "kubectl", {
+      time: T2,
+    });
     expect(again).toEqual(stored);
     expect(managed(again)[0]?.time).toBe(T0);
   });
 
   it("removes a field dropped from the applied configuration, and containers it empties", () => {
-    const live = apply(undefined, configMap({ a: "1", b: "2" }, { labels: { app: "web" } }), "kubectl");
+    const live = apply(
+      undefined,
+      configMap({ a: "1", b: "2" }, { labels: { app: "web" } }),
+      "kubectl",
+    );
     const next = apply(live, configMap({ a: "1" }), "kubectl", { time: T1 });
     expect(next["data"]).toEqual({ a: "1" });
     expect((next["metadata"] as JsonObject)["labels"]).toBeUndefined();
@@ -198,9 +231,33 @@ describe("serverSideApply: one manager", () => {
       time: T0,
       messageName: CM,
     });
-    const obj = { ...configMap({ other: "x" }), metadata: { name: "cm", namespace: "default", managedFields: live } };
-    const next = apply(obj as JsonObject, configMap({ mine: "y" }), "kubectl", { time: T1 });
+    const obj = withManaged(configMap({ other: "x" }), live);
+    const next = apply(obj, configMap({ mine: "y" }), "kubectl", { time: T1 });
     expect(next["data"]).toEqual({ other: "x", mine: "y" });
+  });
+
+  it("a name-only apply by a new manager changes nothing, even with unsorted managedFields", () => {
+    const list: ManagedFieldsEntry[] = [
+      {
+        manager: "z",
+        operation: "Update",
+        apiVersion: "v1",
+        time: T1,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:b": {} } },
+      },
+      {
+        manager: "a",
+        operation: "Apply",
+        apiVersion: "v1",
+        time: T0,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:a": {} } },
+      },
+    ];
+    const live = withManaged(configMap({ a: "1", b: "2" }), list);
+    const { data: _data, ...nameOnly } = configMap({});
+    expect(apply(live, nameOnly, "newcomer", { time: T2 })).toEqual(live);
   });
 
   it("ignores nulls in the configuration", () => {
@@ -218,11 +275,13 @@ describe("serverSideApply: several managers", () => {
     const before = deepClone(live);
     const err = conflictOf(() => apply(live, configMap({ key: "changed" }), "bob", { time: T1 }));
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "alice": .data.key');
-    expect(err.conflicts).toEqual([{ manager: "alice", field: ".data.key", message: 'conflict with "alice"' }]);
+    expect(err.conflicts).toEqual([
+      { manager: "alice", field: ".data.key", message: 'conflict with "alice"' },
+    ]);
     expect(live).toEqual(before);
   });
 
-  it("names an updater with its apiVersion, as in `conflict with \"kubectl\" using apps/v1`", () => {
+  it('names an updater with its apiVersion, as in `conflict with "kubectl" using apps/v1`', () => {
     const dep = deployment(2);
     const created = apply(undefined, dep, "ci", { messageName: DEP });
     const scaled = deepClone(created);
@@ -233,9 +292,11 @@ describe("serverSideApply: several managers", () => {
       time: T1,
       messageName: DEP,
     });
-    const live = { ...scaled, metadata: { ...(scaled["metadata"] as JsonObject), managedFields: mf } } as JsonObject;
+    const live = withManaged(scaled, mf);
     const err = conflictOf(() => apply(live, deployment(3), "ci", { messageName: DEP, time: T2 }));
-    expect(err.message).toBe('Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas');
+    expect(err.message).toBe(
+      'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas',
+    );
     expect(err.conflicts[0]?.message).toBe('conflict with "kubectl" using apps/v1');
   });
 
@@ -256,7 +317,9 @@ describe("serverSideApply: several managers", () => {
     expect(entry(next, "alice")?.fieldsV1).toEqual({ "f:data": { "f:other": {} } });
     expect(entry(next, "bob")?.fieldsV1).toEqual({ "f:data": { "f:key": {} } });
     // alice can no longer remove it by dropping it, and now conflicts with bob.
-    const err = conflictOf(() => apply(next, configMap({ key: "v", other: "o" }), "alice", { time: T2 }));
+    const err = conflictOf(() =>
+      apply(next, configMap({ key: "v", other: "o" }), "alice", { time: T2 }),
+    );
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "bob": .data.key');
   });
 
@@ -283,14 +346,21 @@ describe("serverSideApply: several managers", () => {
       time: T0,
       messageName: CM,
     });
-    const obj = { ...configMap({ a: "1" }), metadata: { name: "cm", namespace: "default", managedFields: created } };
-    const next = apply(obj as JsonObject, configMap({ b: "2" }), "bob", { time: T2 });
-    expect(managed(next).map((e) => `${e.operation}:${e.manager}`)).toEqual(["Apply:bob", "Update:zed"]);
+    const obj = withManaged(configMap({ a: "1" }), created);
+    const next = apply(obj, configMap({ b: "2" }), "bob", { time: T2 });
+    expect(managed(next).map((e) => `${e.operation}:${e.manager}`)).toEqual([
+      "Apply:bob",
+      "Update:zed",
+    ]);
   });
 });
 
 describe("recordUpdate", () => {
-  const opts = (manager: string, time: string, extra: { apiVersion?: string; subresource?: string } = {}) => ({
+  const opts = (
+    manager: string,
+    time: string,
+    extra: { apiVersion?: string; subresource?: string } = {},
+  ) => ({
     manager,
     apiVersion: extra.apiVersion ?? "v1",
     ...(extra.subresource ? { subresource: extra.subresource } : {}),
@@ -299,7 +369,12 @@ describe("recordUpdate", () => {
   });
 
   it("on create, owns every field set, with '.' on containers that appeared", () => {
-    const mf = recordUpdate(undefined, configMap({ key: "v" }, { labels: { app: "web" } }), [], opts("kubectl-create", T0));
+    const mf = recordUpdate(
+      undefined,
+      configMap({ key: "v" }, { labels: { app: "web" } }),
+      [],
+      opts("kubectl-create", T0),
+    );
     expect(mf).toEqual([
       {
         manager: "kubectl-create",
@@ -307,7 +382,10 @@ describe("recordUpdate", () => {
         apiVersion: "v1",
         time: T0,
         fieldsType: "FieldsV1",
-        fieldsV1: { "f:data": { ".": {}, "f:key": {} }, "f:metadata": { "f:labels": { ".": {}, "f:app": {} } } },
+        fieldsV1: {
+          "f:data": { ".": {}, "f:key": {} },
+          "f:metadata": { "f:labels": { ".": {}, "f:app": {} } },
+        },
       },
     ]);
   });
@@ -325,11 +403,28 @@ describe("recordUpdate", () => {
 
   it("returns the input unchanged (order and times) for a no-op write", () => {
     const input: ManagedFieldsEntry[] = [
-      { manager: "z", operation: "Update", apiVersion: "v1", time: T1, fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:b": {} } } },
-      { manager: "a", operation: "Apply", apiVersion: "v1", time: T0, fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:a": {} } } },
+      {
+        manager: "z",
+        operation: "Update",
+        apiVersion: "v1",
+        time: T1,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:b": {} } },
+      },
+      {
+        manager: "a",
+        operation: "Apply",
+        apiVersion: "v1",
+        time: T0,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:a": {} } },
+      },
     ];
     const obj = configMap({ a: "1", b: "2" });
-    const after = { ...obj, metadata: { ...(obj["metadata"] as JsonObject), resourceVersion: "9", generation: 3 } };
+    const after = {
+      ...obj,
+      metadata: { ...(obj["metadata"] as JsonObject), resourceVersion: "9", generation: 3 },
+    };
     const out = recordUpdate(obj, after, input, opts("writer", T2));
     expect(out).toEqual(input);
     expect(out).not.toBe(input);
@@ -359,10 +454,40 @@ describe("recordUpdate", () => {
     expect(mf[0]?.time).toBe(T0);
   });
 
+  it("merges duplicate entries of one identity", () => {
+    const dup: ManagedFieldsEntry[] = [
+      {
+        manager: "m",
+        operation: "Update",
+        apiVersion: "v1",
+        time: T0,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:a": {} } },
+      },
+      {
+        manager: "m",
+        operation: "Update",
+        apiVersion: "v1",
+        time: T0,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:b": {} } },
+      },
+    ];
+    const before = configMap({ a: "1", b: "2" });
+    const out = recordUpdate(before, configMap({ a: "1", b: "2", c: "3" }), dup, opts("other", T1));
+    expect(out.find((e) => e.manager === "m")?.fieldsV1).toEqual({
+      "f:data": { "f:a": {}, "f:b": {} },
+    });
+    expect(out).toHaveLength(2);
+  });
+
   it("records a status subresource write in its own entry", () => {
     const dep = deployment(1);
     const created = apply(undefined, dep, "kubectl", { messageName: DEP });
-    const withStatus = { ...created, status: { replicas: 1, conditions: [{ type: "Available", status: "True" }] } };
+    const withStatus = {
+      ...created,
+      status: { replicas: 1, conditions: [{ type: "Available", status: "True" }] },
+    };
     const mf = recordUpdate(created, withStatus, managed(created), {
       manager: "controller",
       apiVersion: "apps/v1",
@@ -379,15 +504,21 @@ describe("recordUpdate", () => {
       fieldsType: "FieldsV1",
       fieldsV1: {
         "f:status": {
-          "f:conditions": { ".": {}, 'k:{"type":"Available"}': { ".": {}, "f:status": {}, "f:type": {} } },
+          "f:conditions": {
+            ".": {},
+            'k:{"type":"Available"}': { ".": {}, "f:status": {}, "f:type": {} },
+          },
           "f:replicas": {},
         },
       },
       subresource: "status",
     });
-    const live = { ...withStatus, metadata: { ...(withStatus["metadata"] as JsonObject), managedFields: mf } } as JsonObject;
+    const live = withManaged(withStatus, mf);
     const err = conflictOf(() =>
-      apply(live, { ...deployment(1), status: { replicas: 4 } }, "kubectl", { messageName: DEP, time: T2 }),
+      apply(live, { ...deployment(1), status: { replicas: 4 } }, "kubectl", {
+        messageName: DEP,
+        time: T2,
+      }),
     );
     expect(err.message).toBe(
       'Apply failed with 1 conflict: conflict with "controller" with subresource "status" using apps/v1: .status.replicas',
@@ -415,17 +546,25 @@ describe("associative lists and sets", () => {
     expect(entry(live, "bob")?.fieldsV1).toEqual({
       "f:spec": { "f:containers": { 'k:{"name":"b"}': { ".": {}, "f:image": {}, "f:name": {} } } },
     });
-    const err = conflictOf(() => apply(live, pod([{ name: "a", image: "a:2" }]), "bob", o({ time: T2 })));
-    expect(err.message).toBe('Apply failed with 1 conflict: conflict with "alice": .spec.containers[name="a"].image');
+    const err = conflictOf(() =>
+      apply(live, pod([{ name: "a", image: "a:2" }]), "bob", o({ time: T2 })),
+    );
+    expect(err.message).toBe(
+      'Apply failed with 1 conflict: conflict with "alice": .spec.containers[name="a"].image',
+    );
     const aliceLeaves = apply(live, pod([]), "alice", o({ time: T2 }));
-    expect((aliceLeaves["spec"] as JsonObject)["containers"]).toEqual([{ name: "b", image: "b:1" }]);
+    expect((aliceLeaves["spec"] as JsonObject)["containers"]).toEqual([
+      { name: "b", image: "b:1" },
+    ]);
     expect(entry(aliceLeaves, "alice")).toBeUndefined();
   });
 
   it("merges items in the configuration's order and keeps live-only items in place", () => {
     let live = apply(undefined, pod([{ name: "x" }, { name: "a" }]), "other", o());
     live = apply(live, pod([{ name: "a", image: "i" }, { name: "c" }]), "me", o({ time: T1 }));
-    const names = ((live["spec"] as JsonObject)["containers"] as JsonObject[]).map((c) => c["name"]);
+    const names = ((live["spec"] as JsonObject)["containers"] as JsonObject[]).map(
+      (c) => c["name"],
+    );
     expect(names).toEqual(["x", "a", "c"]);
   });
 
@@ -437,25 +576,37 @@ describe("associative lists and sets", () => {
           'k:{"name":"a"}': {
             ".": {},
             "f:name": {},
-            "f:ports": { 'k:{"containerPort":80,"protocol":"TCP"}': { ".": {}, "f:containerPort": {} } },
+            "f:ports": {
+              'k:{"containerPort":80,"protocol":"TCP"}': { ".": {}, "f:containerPort": {} },
+            },
           },
         },
       },
     });
     const defaulted = deepClone(live);
-    (((defaulted["spec"] as JsonObject)["containers"] as JsonObject[])[0] as JsonObject)["ports"] = [
-      { containerPort: 80, protocol: "TCP" },
-    ];
-    const again = apply(defaulted, pod([{ name: "a", ports: [{ containerPort: 80 }] }]), "me", o({ time: T1 }));
+    (((defaulted["spec"] as JsonObject)["containers"] as JsonObject[])[0] as JsonObject)["ports"] =
+      [{ containerPort: 80, protocol: "TCP" }];
+    const again = apply(
+      defaulted,
+      pod([{ name: "a", ports: [{ containerPort: 80 }] }]),
+      "me",
+      o({ time: T1 }),
+    );
     expect(again).toEqual(defaulted);
   });
 
   it("keeps a dropped item another manager owns a field of, with its key, removing only the applier's fields", () => {
     const live = apply(undefined, pod([{ name: "a", image: "a:1", args: ["x"] }]), "alice", o());
     const edited = deepClone(live);
-    ((((edited["spec"] as JsonObject)["containers"] as JsonObject[])[0] as JsonObject)["image"] = "a:2");
-    const mf = recordUpdate(live, edited, managed(live), { manager: "editor", apiVersion: "v1", time: T1, messageName: POD });
-    const stored = { ...edited, metadata: { ...(edited["metadata"] as JsonObject), managedFields: mf } } as JsonObject;
+    (((edited["spec"] as JsonObject)["containers"] as JsonObject[])[0] as JsonObject)["image"] =
+      "a:2";
+    const mf = recordUpdate(live, edited, managed(live), {
+      manager: "editor",
+      apiVersion: "v1",
+      time: T1,
+      messageName: POD,
+    });
+    const stored = withManaged(edited, mf);
     const next = apply(stored, pod([]), "alice", o({ time: T2 }));
     expect((next["spec"] as JsonObject)["containers"]).toEqual([{ name: "a", image: "a:2" }]);
   });
@@ -469,8 +620,13 @@ describe("associative lists and sets", () => {
   it("treats finalizers as a set owned value by value", () => {
     let live = apply(undefined, pod([{ name: "a" }], ["example.com/x"]), "alice", o());
     live = apply(live, pod([], ["example.com/y"]), "bob", o({ time: T1 }));
-    expect((live["metadata"] as JsonObject)["finalizers"]).toEqual(["example.com/x", "example.com/y"]);
-    expect(entry(live, "bob")?.fieldsV1).toEqual({ "f:metadata": { "f:finalizers": { 'v:"example.com/y"': {} } } });
+    expect((live["metadata"] as JsonObject)["finalizers"]).toEqual([
+      "example.com/x",
+      "example.com/y",
+    ]);
+    expect(entry(live, "bob")?.fieldsV1).toEqual({
+      "f:metadata": { "f:finalizers": { 'v:"example.com/y"': {} } },
+    });
     const next = apply(live, pod([{ name: "a" }], []), "alice", o({ time: T2 }));
     expect((next["metadata"] as JsonObject)["finalizers"]).toEqual(["example.com/y"]);
   });
@@ -558,7 +714,9 @@ describe("kubectl-style Deployment", () => {
               ".": {},
               "f:image": {},
               "f:name": {},
-              "f:ports": { 'k:{"containerPort":80,"protocol":"TCP"}': { ".": {}, "f:containerPort": {} } },
+              "f:ports": {
+                'k:{"containerPort":80,"protocol":"TCP"}': { ".": {}, "f:containerPort": {} },
+              },
             },
           },
         },
@@ -569,7 +727,14 @@ describe("kubectl-style Deployment", () => {
   it("records the same FieldsV1 as kube-apiserver for `kubectl apply --server-side`", () => {
     const created = apply(undefined, deployment(2), "kubectl", o());
     expect(managed(created)).toEqual([
-      { manager: "kubectl", operation: "Apply", apiVersion: "apps/v1", time: T0, fieldsType: "FieldsV1", fieldsV1: EXPECTED_FIELDS },
+      {
+        manager: "kubectl",
+        operation: "Apply",
+        apiVersion: "apps/v1",
+        time: T0,
+        fieldsType: "FieldsV1",
+        fieldsV1: EXPECTED_FIELDS,
+      },
     ]);
   });
 
@@ -577,9 +742,14 @@ describe("kubectl-style Deployment", () => {
     const created = apply(undefined, deployment(2), "kubectl", o());
     const stored = deepClone(created);
     const spec = stored["spec"] as JsonObject;
-    spec["strategy"] = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } };
+    spec["strategy"] = {
+      type: "RollingUpdate",
+      rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" },
+    };
     spec["progressDeadlineSeconds"] = 600;
-    const container = (((spec["template"] as JsonObject)["spec"] as JsonObject)["containers"] as JsonObject[])[0] as JsonObject;
+    const container = (
+      ((spec["template"] as JsonObject)["spec"] as JsonObject)["containers"] as JsonObject[]
+    )[0] as JsonObject;
     container["ports"] = [{ containerPort: 80, protocol: "TCP" }];
     container["imagePullPolicy"] = "IfNotPresent";
     (stored["metadata"] as JsonObject)["resourceVersion"] = "12";
@@ -602,23 +772,36 @@ describe("kubectl-style Deployment", () => {
       time: T2,
       messageName: DEP,
     });
-    expect(mf.find((e) => e.operation === "Update")?.fieldsV1).toEqual({ "f:spec": { "f:replicas": {} } });
-    const live = { ...scaled, metadata: { ...(scaled["metadata"] as JsonObject), managedFields: mf } } as JsonObject;
-    const err = conflictOf(() => apply(live, deployment(2, "nginx:1.28"), "kubectl", o({ time: T2 })));
+    expect(mf.find((e) => e.operation === "Update")?.fieldsV1).toEqual({
+      "f:spec": { "f:replicas": {} },
+    });
+    const live = withManaged(scaled, mf);
+    const err = conflictOf(() =>
+      apply(live, deployment(2, "nginx:1.28"), "kubectl", o({ time: T2 })),
+    );
     expect(err.message).toBe(
       'Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas',
     );
-    const forced = apply(live, deployment(2, "nginx:1.28"), "kubectl", o({ time: T2, force: true }));
+    const forced = apply(
+      live,
+      deployment(2, "nginx:1.28"),
+      "kubectl",
+      o({ time: T2, force: true }),
+    );
     expect((forced["spec"] as JsonObject)["replicas"]).toBe(2);
     expect(managed(forced).map((e) => e.operation)).toEqual(["Apply"]);
   });
 
   it("lets kubectl see the last-applied annotation owned by its Apply entry", () => {
     const manifest = deployment(1);
-    (manifest["metadata"] as JsonObject)["annotations"] = { "kubectl.kubernetes.io/last-applied-configuration": "{}" };
+    (manifest["metadata"] as JsonObject)["annotations"] = {
+      "kubectl.kubernetes.io/last-applied-configuration": "{}",
+    };
     const created = apply(undefined, manifest, "kubectl-last-applied", o());
     expect(entry(created, "kubectl-last-applied")?.fieldsV1).toMatchObject({
-      "f:metadata": { "f:annotations": { "f:kubectl.kubernetes.io/last-applied-configuration": {} } },
+      "f:metadata": {
+        "f:annotations": { "f:kubectl.kubernetes.io/last-applied-configuration": {} },
+      },
     });
   });
 });
