@@ -3,7 +3,8 @@ import { parse as parseYaml } from "yaml";
 import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
 import type { KubectlResult } from "../support/kubectl.js";
 
-if (!hasKubectl) console.warn("kubectl is not on PATH: skipping the kubectl read conformance tests");
+if (!hasKubectl)
+  console.warn("kubectl is not on PATH: skipping the kubectl read conformance tests");
 
 const AGE = /^\d+[smhd]/;
 
@@ -117,7 +118,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     // what it prints.
     const result = await kubectl("get", "pod", "nope", "-n", "read-absent");
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('Error from server (NotFound): namespaces "read-absent" not found\n');
+    expect(result.stderr).toBe(
+      'Error from server (NotFound): namespaces "read-absent" not found\n',
+    );
   });
 
   it("kubectl get pods in an empty (even absent) namespace reports no resources, rc 0", async () => {
@@ -156,7 +159,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     expect(single).toHaveLength(2);
     expect(single[1]?.slice(0, 4)).toEqual(["solo", "0/1", "Pending", "0"]);
 
-    const labelled = tableRows(ok(await kubectl("get", "pods", "-n", "read-pods", "--show-labels")));
+    const labelled = tableRows(
+      ok(await kubectl("get", "pods", "-n", "read-pods", "--show-labels")),
+    );
     expect(labelled[0]).toEqual(["NAME", "READY", "STATUS", "RESTARTS", "AGE", "LABELS"]);
     expect(rowsByName(labelled).get("duo")?.[5]).toBe("app=duo");
   });
@@ -198,14 +203,19 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
         generation: number;
         labels: Record<string, string>;
       };
-      spec: { replicas: number; template: { spec: { containers: { name: string; image: string }[] } } };
+      spec: {
+        replicas: number;
+        template: { spec: { containers: { name: string; image: string }[] } };
+      };
     }
     const check = (d: Deployment): void => {
       expect(d.apiVersion).toBe("apps/v1");
       expect(d.kind).toBe("Deployment");
       expect(d.metadata.name).toBe("web");
       expect(d.metadata.namespace).toBe("read-json");
-      expect(d.metadata.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(d.metadata.uid).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
       expect(d.metadata.resourceVersion).toMatch(/^\d+$/);
       expect(d.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       expect(d.metadata.generation).toBe(1);
@@ -216,13 +226,19 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
         ["sidecar", "busybox:1.36"],
       ]);
     };
-    const json = JSON.parse(ok(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "json"))) as Deployment;
+    const json = JSON.parse(
+      ok(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "json")),
+    ) as Deployment;
     check(json);
-    const yaml = parseYaml(ok(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "yaml"))) as Deployment;
+    const yaml = parseYaml(
+      ok(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "yaml")),
+    ) as Deployment;
     check(yaml);
     expect(yaml.metadata.uid).toBe(json.metadata.uid);
 
-    const list = JSON.parse(ok(await kubectl("get", "deploy", "-n", "read-json", "-o", "json"))) as {
+    const list = JSON.parse(
+      ok(await kubectl("get", "deploy", "-n", "read-json", "-o", "json")),
+    ) as {
       apiVersion: string;
       kind: string;
       items: Deployment[];
@@ -235,7 +251,15 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     const name = ok(await kubectl("get", "deploy", "-n", "read-json", "-o", "name"));
     expect(name).toBe("deployment.apps/web\n");
     const path = ok(
-      await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "jsonpath={.spec.template.spec.containers[*].name}"),
+      await kubectl(
+        "get",
+        "deploy",
+        "web",
+        "-n",
+        "read-json",
+        "-o",
+        "jsonpath={.spec.template.spec.containers[*].name}",
+      ),
     );
     expect(path).toBe("nginx sidecar");
   });
@@ -252,11 +276,14 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     expect(rows.filter((r) => r[0] === "NAMESPACE")).toHaveLength(1);
     const chunkRows = rows.filter((r) => r[0] === "read-chunk");
     expect(chunkRows.map((r) => r[1])).toEqual(names);
-    const requests = result.stderr.split("\n").filter((line) => /GET \S+\/api\/v1\/pods\?/.test(line));
+    const requests = result.stderr
+      .split("\n")
+      .filter((line) => /GET \S+\/api\/v1\/pods\?/.test(line));
     const dataRows = rows.length - 1;
     expect(requests).toHaveLength(Math.ceil(dataRows / 2));
     expect(requests[0]).toMatch(/\/api\/v1\/pods\?limit=2 200 OK/);
-    for (const line of requests.slice(1)) expect(line).toMatch(/\/api\/v1\/pods\?continue=[^&\s]+&limit=2 200 OK/);
+    for (const line of requests.slice(1))
+      expect(line).toMatch(/\/api\/v1\/pods\?continue=[^&\s]+&limit=2 200 OK/);
   });
 
   it("kubectl get all expands the 'all' category (pods, services, deployments)", async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasKubectl, KubectlSession, parseJsonStream, tableRows } from "../support/kubectl.js";
 import type { KubectlResult, KubectlStream } from "../support/kubectl.js";
 
-if (!hasKubectl) console.warn("kubectl is not on PATH: skipping the kubectl watch/wait conformance tests");
+if (!hasKubectl)
+  console.warn("kubectl is not on PATH: skipping the kubectl watch/wait conformance tests");
 
 /** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
 function ok(result: KubectlResult): string {
@@ -54,7 +55,10 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
     ok(await kubectl("create", "configmap", "live", "-n", "w-table", "--from-literal=a=1"));
     ok(await kubectl("label", "configmap", "live", "-n", "w-table", "x=y"));
     ok(await kubectl("delete", "configmap", "live", "-n", "w-table"));
-    await watch.waitFor((s) => rowsNamed(s.stdout, "live").length >= 3, "three rows for configmap live");
+    await watch.waitFor(
+      (s) => rowsNamed(s.stdout, "live").length >= 3,
+      "three rows for configmap live",
+    );
 
     const result = await watch.stop();
     const rows = tableRows(result.stdout);
@@ -79,7 +83,10 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
     ok(await kubectl("create", "configmap", "ev", "-n", "w-events", "--from-literal=a=1"));
     ok(await kubectl("annotate", "configmap", "ev", "-n", "w-events", "note=hi"));
     ok(await kubectl("delete", "configmap", "ev", "-n", "w-events"));
-    await watch.waitFor((s) => rowsNamed(s.stdout, "ev", 1).length >= 3, "three events for configmap ev");
+    await watch.waitFor(
+      (s) => rowsNamed(s.stdout, "ev", 1).length >= 3,
+      "three events for configmap ev",
+    );
 
     const result = await watch.stop();
     const rows = tableRows(result.stdout);
@@ -97,9 +104,27 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
     ok(await kubectl("create", "configmap", "w1", "-n", "w-json", "--from-literal=a=1"));
     ok(await kubectl("create", "configmap", "bystander", "-n", "w-json"));
     const createdRv = ok(
-      await kubectl("get", "configmap", "w1", "-n", "w-json", "-o", "jsonpath={.metadata.resourceVersion}"),
+      await kubectl(
+        "get",
+        "configmap",
+        "w1",
+        "-n",
+        "w-json",
+        "-o",
+        "jsonpath={.metadata.resourceVersion}",
+      ),
     );
-    const watch = stream("get", "configmap", "w1", "-n", "w-json", "-w", "--output-watch-events", "-o", "json");
+    const watch = stream(
+      "get",
+      "configmap",
+      "w1",
+      "-n",
+      "w-json",
+      "-w",
+      "--output-watch-events",
+      "-o",
+      "json",
+    );
     const events = (): WatchEvent[] => parseJsonStream(watch.stdout) as WatchEvent[];
     await watch.waitFor(() => events().length >= 1, "the initial ADDED event");
 
@@ -128,7 +153,15 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
   it("wait --for=delete returns once a concurrent delete removes the object", async () => {
     ok(await kubectl("create", "namespace", "w-delete"));
     ok(await kubectl("create", "configmap", "doomed", "-n", "w-delete"));
-    const wait = stream("wait", "--for=delete", "configmap/doomed", "-n", "w-delete", "--timeout=20s", "-v=6");
+    const wait = stream(
+      "wait",
+      "--for=delete",
+      "configmap/doomed",
+      "-n",
+      "w-delete",
+      "--timeout=20s",
+      "-v=6",
+    );
     await wait.waitFor((s) => WATCH_REQUEST.test(s.stderr), "kubectl wait to open its watch");
     expect(wait.stdout).toBe("");
     ok(await kubectl("delete", "configmap", "doomed", "-n", "w-delete"));
@@ -148,15 +181,29 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
     );
     ok(await kubectl("create", "-f", path));
     const deletion = stream("delete", "configmap", "held", "-n", "w-final", "-v=6");
-    await deletion.waitFor((s) => WATCH_REQUEST.test(s.stderr), "kubectl delete to watch for the deletion");
-    const pending = JSON.parse(ok(await kubectl("get", "configmap", "held", "-n", "w-final", "-o", "json"))) as {
+    await deletion.waitFor(
+      (s) => WATCH_REQUEST.test(s.stderr),
+      "kubectl delete to watch for the deletion",
+    );
+    const pending = JSON.parse(
+      ok(await kubectl("get", "configmap", "held", "-n", "w-final", "-o", "json")),
+    ) as {
       metadata: { deletionTimestamp?: string; finalizers?: string[] };
     };
     expect(pending.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(pending.metadata.finalizers).toEqual(["example.com/hold"]);
 
     ok(
-      await kubectl("patch", "configmap", "held", "-n", "w-final", "--type=merge", "-p", '{"metadata":{"finalizers":null}}'),
+      await kubectl(
+        "patch",
+        "configmap",
+        "held",
+        "-n",
+        "w-final",
+        "--type=merge",
+        "-p",
+        '{"metadata":{"finalizers":null}}',
+      ),
     );
     const result = await deletion.exited;
     expect(result.code, result.stderr).toBe(0);
@@ -167,7 +214,15 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
   it("wait --for=condition=Ready succeeds when the status subresource sets the condition", async () => {
     ok(await kubectl("create", "namespace", "w-cond"));
     ok(await kubectl("run", "ready", "-n", "w-cond", "--image=busybox:1.36"));
-    const wait = stream("wait", "--for=condition=Ready", "pod/ready", "-n", "w-cond", "--timeout=20s", "-v=6");
+    const wait = stream(
+      "wait",
+      "--for=condition=Ready",
+      "pod/ready",
+      "-n",
+      "w-cond",
+      "--timeout=20s",
+      "-v=6",
+    );
     await wait.waitFor((s) => WATCH_REQUEST.test(s.stderr), "kubectl wait to open its watch");
     ok(
       await kubectl(
@@ -190,13 +245,25 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
   it("wait times out with the documented message when the condition never holds", async () => {
     ok(await kubectl("create", "namespace", "w-timeout"));
     ok(await kubectl("run", "stuck", "-n", "w-timeout", "--image=busybox:1.36"));
-    const result = await kubectl("wait", "--for=condition=Ready", "pod/stuck", "-n", "w-timeout", "--timeout=1s");
+    const result = await kubectl(
+      "wait",
+      "--for=condition=Ready",
+      "pod/stuck",
+      "-n",
+      "w-timeout",
+      "--timeout=1s",
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("error: timed out waiting for the condition on pods/stuck\n");
   });
 
   it("wait --for=jsonpath matches a field that already holds", async () => {
-    const result = await kubectl("wait", "--for=jsonpath={.status.phase}=Active", "namespace/default", "--timeout=10s");
+    const result = await kubectl(
+      "wait",
+      "--for=jsonpath={.status.phase}=Active",
+      "namespace/default",
+      "--timeout=10s",
+    );
     expect(ok(result)).toBe("namespace/default condition met\n");
   });
 });

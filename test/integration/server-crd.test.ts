@@ -115,6 +115,21 @@ function header(res: RawResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/**
+ * go-restful's 404 inside a served group-version: a Status with reason NotFound and the
+ * generic message (paths outside every served group-version get the plain-text page).
+ */
+function expectRouteNotFound(res: RawResponse): void {
+  expect(res.status).toBe(404);
+  expect(res.json).toMatchObject({
+    kind: "Status",
+    status: "Failure",
+    reason: "NotFound",
+    message: "the server could not find the requested resource",
+    code: 404,
+  });
+}
+
 function expectPlainNotFound(res: RawResponse): void {
   expect(res.status).toBe(404);
   expect(header(res, "content-type")).toMatch(/^text\/plain/);
@@ -467,11 +482,11 @@ describe("CustomResourceDefinitions", () => {
         status: "Failure",
         reason: "Invalid",
         code: 422,
-        details: { name: "w-put", group, kind: "Widget" },
+        details: { name: "w-put", group, kind: "widgets" },
       });
       expect(res.json.message).toMatch(
         new RegExp(
-          `^Widget\\.${group.replace(/\./g, "\\.")} "w-put" is invalid: metadata\\.resourceVersion: Invalid value: 0(x0)?: must be specified for an update$`,
+          `^widgets\\.${group.replace(/\./g, "\\.")} "w-put" is invalid: metadata\\.resourceVersion: Invalid value: 0(x0)?: must be specified for an update$`,
         ),
       );
       expect(res.json.details.causes).toContainEqual(
@@ -721,7 +736,7 @@ describe("CustomResourceDefinitions", () => {
         kind: "Region",
         apiVersion: `${group}/v1`,
       });
-      expectPlainNotFound(await client.get(`/apis/${group}/v1/namespaces/default/regions/eu`));
+      expectRouteNotFound(await client.get(`/apis/${group}/v1/namespaces/default/regions/eu`));
     });
   });
 

@@ -36,6 +36,21 @@ function header(res: RawResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/**
+ * go-restful's 404 inside a served group-version: a Status with reason NotFound and the
+ * generic message (paths outside every served group-version get the plain-text page).
+ */
+function expectRouteNotFound(res: RawResponse): void {
+  expect(res.status).toBe(404);
+  expect(res.json).toMatchObject({
+    kind: "Status",
+    status: "Failure",
+    reason: "NotFound",
+    message: "the server could not find the requested resource",
+    code: 404,
+  });
+}
+
 function expectPlainNotFound(res: RawResponse): void {
   expect(res.status).toBe(404);
   expect(header(res, "content-type")).toMatch(/^text\/plain/);
@@ -336,9 +351,9 @@ describe("legacy discovery", () => {
     expectPlainNotFound(await client.get("/apis/nope.example.com"));
   });
 
-  it("an unknown resource in a known group version is a plain-text 404", async () => {
-    expectPlainNotFound(await client.get("/api/v1/nopes"));
-    expectPlainNotFound(await client.get("/apis/apps/v1/namespaces/default/nopes/x"));
+  it("an unknown resource in a known group version is a NotFound Status (go-restful route miss)", async () => {
+    expectRouteNotFound(await client.get("/api/v1/nopes"));
+    expectRouteNotFound(await client.get("/apis/apps/v1/namespaces/default/nopes/x"));
   });
 
   it("a cluster-scoped resource under a namespaced path is a plain-text 404", async () => {
@@ -349,9 +364,9 @@ describe("legacy discovery", () => {
     });
     expect(node.status).toBe(201);
     expect((await client.get("/api/v1/nodes/scoped-node")).status).toBe(200);
-    expectPlainNotFound(await client.get("/api/v1/namespaces/default/nodes/scoped-node"));
-    expectPlainNotFound(await client.get("/api/v1/namespaces/default/nodes"));
-    expectPlainNotFound(
+    expectRouteNotFound(await client.get("/api/v1/namespaces/default/nodes/scoped-node"));
+    expectRouteNotFound(await client.get("/api/v1/namespaces/default/nodes"));
+    expectRouteNotFound(
       await client.get("/apis/rbac.authorization.k8s.io/v1/namespaces/default/clusterroles"),
     );
   });

@@ -35,7 +35,11 @@ function useServer(options: ApiServerOptions = {}): Harness {
 }
 
 /** Polls `condition` every 10 ms until it holds, failing after `timeoutMs`. */
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+async function waitFor(
+  what: string,
+  condition: () => Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -202,7 +206,9 @@ describe("get: resourceVersion (§6)", () => {
 
   it("a non-integer resourceVersion on get is rejected with a Status (the exact code is unverified)", async () => {
     await createConfigMap(h.client, ns, "bad-rv");
-    const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps/bad-rv?resourceVersion=abc`);
+    const res = await h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps/bad-rv?resourceVersion=abc`,
+    );
     // §6: "on watch or get the server answers 500; unverified" — assert only that it is an error Status.
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.json).toMatchObject({ kind: "Status", status: "Failure", code: res.status });
@@ -280,7 +286,9 @@ describe("list: resourceVersion semantics table (§6)", () => {
     expect(res.status).toBe(200);
     expect(res.json.metadata.resourceVersion).toBe(n);
     expect(namesOf(res.json)).toEqual(["doomed", "keep"]);
-    const keep = res.json.items.find((i: { metadata: { name: string } }) => i.metadata.name === "keep");
+    const keep = res.json.items.find(
+      (i: { metadata: { name: string } }) => i.metadata.name === "keep",
+    );
     expect(keep.data).toEqual({ v: "1" });
     expect(Number(keep.metadata.resourceVersion)).toBeLessThanOrEqual(Number(n));
   });
@@ -348,9 +356,13 @@ describe("list: resourceVersion semantics table (§6)", () => {
     const page = await h.client.get(path("limit=1"));
     const token = page.json.metadata.continue as string;
     expect(token).toBeTruthy();
-    const res = await h.client.get(path(`limit=1&continue=${token}&resourceVersionMatch=NotOlderThan`));
+    const res = await h.client.get(
+      path(`limit=1&continue=${token}&resourceVersionMatch=NotOlderThan`),
+    );
     expectStatus(res, 422, "Invalid");
-    expect(res.json.message).toContain("resourceVersionMatch is forbidden when continue is provided");
+    expect(res.json.message).toContain(
+      "resourceVersionMatch is forbidden when continue is provided",
+    );
   });
 
   it("resourceVersion=N with continue is 400 BadRequest", async () => {
@@ -373,7 +385,9 @@ describe("list: resourceVersion semantics table (§6)", () => {
   it("sendInitialEvents on a list is 422", async () => {
     const res = await h.client.get(path("sendInitialEvents=true"));
     expectStatus(res, 422, "Invalid");
-    expect(res.json.message).toContain("sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list");
+    expect(res.json.message).toContain(
+      "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list",
+    );
   });
 
   it("a non-integer resourceVersion on list is 400 invalid resource version", async () => {
@@ -426,19 +440,29 @@ describe("list: one global resourceVersion counter (§6, §15.1)", () => {
       metadata: { name: "d" },
       spec: {
         selector: { matchLabels: { app: "d" } },
-        template: { metadata: { labels: { app: "d" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+        template: {
+          metadata: { labels: { app: "d" } },
+          spec: { containers: [{ name: "c", image: "x" }] },
+        },
       },
     });
     expect(dep.status, dep.text).toBe(201);
     expect(Number(dep.json.metadata.resourceVersion)).toBeGreaterThan(start + 3);
-    expect(await listRv("configmaps")).toBeGreaterThanOrEqual(Number(dep.json.metadata.resourceVersion));
+    expect(await listRv("configmaps")).toBeGreaterThanOrEqual(
+      Number(dep.json.metadata.resourceVersion),
+    );
     expect(String(await listRv("configmaps"))).toBe(h.server.resourceVersion);
   });
 
   it("the list RV may be greater than every item's RV", async () => {
     await createConfigMap(h.client, ns, "old");
-    await h.client.post(`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: "newer" }, type: "Opaque" });
-    const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?fieldSelector=metadata.name%3Dold`);
+    await h.client.post(`/api/v1/namespaces/${ns}/secrets`, {
+      metadata: { name: "newer" },
+      type: "Opaque",
+    });
+    const res = await h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps?fieldSelector=metadata.name%3Dold`,
+    );
     expect(namesOf(res.json)).toEqual(["old"]);
     expect(Number(res.json.metadata.resourceVersion)).toBeGreaterThan(
       Number(res.json.items[0].metadata.resourceVersion),
@@ -458,9 +482,14 @@ describe("reads at a resourceVersion newer than the server's (§6, §15.1)", () 
   /** Asserts the 504 Timeout + ResourceVersionTooLarge answer for a request at `requested`. */
   function expectTooLarge(res: RawResponse, requested: number, current: string): void {
     expectStatus(res, 504, "Timeout");
-    expect(res.json.message).toBe(`Timeout: Too large resource version: ${requested}, current: ${current}`);
+    expect(res.json.message).toBe(
+      `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    );
     expect(res.json.details.causes).toEqual([
-      expect.objectContaining({ reason: "ResourceVersionTooLarge", message: "Too large resource version" }),
+      expect.objectContaining({
+        reason: "ResourceVersionTooLarge",
+        message: "Too large resource version",
+      }),
     ]);
     expect(res.json.details.retryAfterSeconds).toBe(1);
     expect(res.headers["retry-after"]).toBe("1");
@@ -470,7 +499,9 @@ describe("reads at a resourceVersion newer than the server's (§6, §15.1)", () 
     const current = h.server.resourceVersion;
     const requested = Number(current) + 100;
     const started = Date.now();
-    const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=${requested}`);
+    const res = await h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${requested}`,
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     expectTooLarge(res, requested, current);
   });
@@ -496,20 +527,26 @@ describe("reads at a resourceVersion newer than the server's (§6, §15.1)", () 
   it("a limited list (Exact semantics) at a future RV gets 504 ResourceVersionTooLarge", async () => {
     const current = h.server.resourceVersion;
     const requested = Number(current) + 50;
-    const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=${requested}&limit=5`);
+    const res = await h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${requested}&limit=5`,
+    );
     expectTooLarge(res, requested, current);
   });
 
   it("a get at a future RV gets the same 504", async () => {
     const current = h.server.resourceVersion;
     const requested = Number(current) + 3;
-    const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps/c?resourceVersion=${requested}`);
+    const res = await h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps/c?resourceVersion=${requested}`,
+    );
     expectTooLarge(res, requested, current);
   });
 
   it("a list at current+1 is answered once a write reaches that revision", async () => {
     const requested = Number(h.server.resourceVersion) + 1;
-    const pending = h.client.get(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=${requested}`);
+    const pending = h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${requested}`,
+    );
     await createConfigMap(h.client, ns, "arrives");
     const res = await pending;
     expect(res.status, res.text).toBe(200);
@@ -537,7 +574,9 @@ describe("reads older than the retained history (§6, §7)", () => {
     expectStatus(res, 410, "Expired");
     expect(res.json.message).toBe("The resourceVersion for the provided list is too old.");
 
-    const limited = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?resourceVersion=${old}&limit=1`);
+    const limited = await h.client.get(
+      `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${old}&limit=1`,
+    );
     expectStatus(limited, 410, "Expired");
     expect(limited.json.message).toBe("The resourceVersion for the provided list is too old.");
 
@@ -605,7 +644,11 @@ describe("pagination: limit and continue (§7, §15.4)", () => {
 
   it("cluster-wide /api/v1/pods pages in key order with the first page's RV and remainingItemCount", async () => {
     const pages = await allPages("/api/v1/pods", 2);
-    expect(pages.map((p) => keysOf(p.json))).toEqual([ORDER.slice(0, 2), ORDER.slice(2, 4), ORDER.slice(4)]);
+    expect(pages.map((p) => keysOf(p.json))).toEqual([
+      ORDER.slice(0, 2),
+      ORDER.slice(2, 4),
+      ORDER.slice(4),
+    ]);
     const rv = pages[0]?.json.metadata.resourceVersion;
     for (const p of pages) expect(p.json.metadata.resourceVersion).toBe(rv);
     expect(pages.map((p) => p.json.metadata.remainingItemCount)).toEqual([4, 2, undefined]);
@@ -654,7 +697,8 @@ describe("pagination: limit and continue (§7, §15.4)", () => {
 
   it("later writes (create, update, delete) do not show up in later pages", async () => {
     const ns = "pg-c";
-    for (const name of ["c1", "c2", "c3", "c4"]) await createConfigMap(h.client, ns, name, { v: "1" });
+    for (const name of ["c1", "c2", "c3", "c4"])
+      await createConfigMap(h.client, ns, name, { v: "1" });
     const first = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?limit=2`);
     expect(namesOf(first.json)).toEqual(["c1", "c2"]);
     const rv = first.json.metadata.resourceVersion;
@@ -677,10 +721,12 @@ describe("pagination: limit and continue (§7, §15.4)", () => {
   });
 
   it("a garbage continue token is 400 BadRequest", async () => {
-    const wrongVersion = Buffer.from(JSON.stringify({ v: "meta.k8s.io/v9", rv: 5, start: "a\u0000" })).toString(
+    const wrongVersion = Buffer.from(
+      JSON.stringify({ v: "meta.k8s.io/v9", rv: 5, start: "a\u0000" }),
+    ).toString("base64url");
+    const noStart = Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv: 5 })).toString(
       "base64url",
     );
-    const noStart = Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv: 5 })).toString("base64url");
     for (const token of ["not-a-token", "%%%%", wrongVersion, noStart]) {
       const res = await h.client.get(`/api/v1/pods?limit=2&continue=${encodeURIComponent(token)}`);
       expectStatus(res, 400, "BadRequest");
@@ -722,7 +768,9 @@ describe("list: label selectors (§9.1)", () => {
 
   for (const [selector, expected] of cases) {
     it(`labelSelector ${JSON.stringify(selector)}`, async () => {
-      const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?labelSelector=${q(selector)}`);
+      const res = await h.client.get(
+        `/api/v1/namespaces/${ns}/configmaps?labelSelector=${q(selector)}`,
+      );
       expect(res.status, res.text).toBe(200);
       expect(namesOf(res.json)).toEqual(expected);
     });
@@ -796,12 +844,16 @@ describe("list: field selectors (§9.2)", () => {
       `${ns}/gamma`,
     ]);
     expect(
-      keysOf((await list("/api/v1/configmaps", `metadata.namespace=${ns},metadata.name!=beta`)).json),
+      keysOf(
+        (await list("/api/v1/configmaps", `metadata.namespace=${ns},metadata.name!=beta`)).json,
+      ),
     ).toEqual([`${ns}/alpha`, `${ns}/gamma`]);
   });
 
   it("metadata.name on a cluster-scoped resource", async () => {
-    expect(namesOf((await list("/api/v1/namespaces", `metadata.name=${other}`)).json)).toEqual([other]);
+    expect(namesOf((await list("/api/v1/namespaces", `metadata.name=${other}`)).json)).toEqual([
+      other,
+    ]);
   });
 
   it("pods: status.phase", async () => {
@@ -815,8 +867,12 @@ describe("list: field selectors (§9.2)", () => {
     expect(namesOf((await list(pods, "spec.nodeName=node-2")).json)).toEqual(["pend-b"]);
     expect(namesOf((await list(pods, "spec.nodeName=")).json)).toEqual(["pend-c"]);
     expect(namesOf((await list(pods, "spec.nodeName!=")).json)).toEqual(["pend-b", "run-a"]);
-    expect(namesOf((await list(pods, "spec.nodeName=node-1,status.phase=Running")).json)).toEqual(["run-a"]);
-    expect(namesOf((await list(pods, "spec.nodeName=node-2,status.phase=Running")).json)).toEqual([]);
+    expect(namesOf((await list(pods, "spec.nodeName=node-1,status.phase=Running")).json)).toEqual([
+      "run-a",
+    ]);
+    expect(namesOf((await list(pods, "spec.nodeName=node-2,status.phase=Running")).json)).toEqual(
+      [],
+    );
   });
 
   it("secrets: type", async () => {
@@ -835,7 +891,9 @@ describe("list: field selectors (§9.2)", () => {
   it("an unsupported field on a type with only the defaults: 400 not a known field selector", async () => {
     const res = await list(`/api/v1/namespaces/${ns}/configmaps`, "data.x=y");
     expectStatus(res, 400, "BadRequest");
-    expect(res.json.message).toBe('"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    expect(res.json.message).toBe(
+      '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
   });
 
   it("a malformed field selector is 400 invalid selector", async () => {
@@ -863,7 +921,11 @@ describe("Table and PartialObjectMetadata on get and list (§11)", () => {
     expect(res.headers["content-type"]).not.toContain("as=");
     expect(res.json.kind).toBe("Table");
     expect(res.json.apiVersion).toBe("meta.k8s.io/v1");
-    expect(res.json.columnDefinitions[0]).toMatchObject({ name: "Name", type: "string", format: "name" });
+    expect(res.json.columnDefinitions[0]).toMatchObject({
+      name: "Name",
+      type: "string",
+      format: "name",
+    });
     expect(res.json.rows).toHaveLength(1);
     const row = res.json.rows[0];
     expect(row.cells[0]).toBe("t1");
@@ -877,14 +939,18 @@ describe("Table and PartialObjectMetadata on get and list (§11)", () => {
   });
 
   it("includeObject=Object puts the full object in the row; None leaves it out", async () => {
-    const full = await h.client.get(`${cms}/t2?includeObject=Object`, { headers: { accept: TABLE_ACCEPT } });
+    const full = await h.client.get(`${cms}/t2?includeObject=Object`, {
+      headers: { accept: TABLE_ACCEPT },
+    });
     expect(full.json.rows[0].object).toMatchObject({
       kind: "ConfigMap",
       apiVersion: "v1",
       metadata: { name: "t2" },
       data: { k: "t2" },
     });
-    const none = await h.client.get(`${cms}/t2?includeObject=None`, { headers: { accept: TABLE_ACCEPT } });
+    const none = await h.client.get(`${cms}/t2?includeObject=None`, {
+      headers: { accept: TABLE_ACCEPT },
+    });
     expect(none.json.rows[0].object).toBeUndefined();
     expect(none.json.rows[0].cells[0]).toBe("t2");
   });
@@ -908,7 +974,9 @@ describe("Table and PartialObjectMetadata on get and list (§11)", () => {
   });
 
   it("list as PartialObjectMetadataList", async () => {
-    const res = await h.client.get(cms, { headers: { accept: `${METADATA_LIST_ACCEPT},application/json` } });
+    const res = await h.client.get(cms, {
+      headers: { accept: `${METADATA_LIST_ACCEPT},application/json` },
+    });
     expect(res.status).toBe(200);
     expect(res.json.kind).toBe("PartialObjectMetadataList");
     expect(res.json.apiVersion).toBe("meta.k8s.io/v1");
@@ -920,11 +988,17 @@ describe("Table and PartialObjectMetadata on get and list (§11)", () => {
       expect(item.metadata.uid).toBeTruthy();
       expect(item.data).toBeUndefined();
     }
-    expect(res.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["t1", "t2", "t3"]);
+    expect(res.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual([
+      "t1",
+      "t2",
+      "t3",
+    ]);
   });
 
   it("get as PartialObjectMetadata", async () => {
-    const res = await h.client.get(`${cms}/t3`, { headers: { accept: `${METADATA_ACCEPT},application/json` } });
+    const res = await h.client.get(`${cms}/t3`, {
+      headers: { accept: `${METADATA_ACCEPT},application/json` },
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
       kind: "PartialObjectMetadata",

@@ -664,8 +664,9 @@ describe("fieldValidation", () => {
       pod("strict", { bogus: true }),
     );
     const status = expectStatus(res, 400, "BadRequest");
+    // transformDecodeError's prefix, then the strict decoding error (kube endpoints/handlers/rest.go).
     expect(status["message"]).toBe(
-      'strict decoding error: unknown field "spec.containers[0].bogus"',
+      'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].bogus"',
     );
     expect((await client.get("/api/v1/namespaces/validation/pods/strict")).status).toBe(404);
   });

@@ -84,7 +84,11 @@ export class KubectlStream {
    * Resolves once `condition` holds on the output collected so far. Rejects (naming `what`
    * and showing the output) after `timeoutMs`, or when kubectl exits before it holds.
    */
-  waitFor(condition: (stream: KubectlStream) => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  waitFor(
+    condition: (stream: KubectlStream) => boolean,
+    what: string,
+    timeoutMs = 10_000,
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = (): void => {
         if (condition(this)) {
@@ -92,7 +96,9 @@ export class KubectlStream {
           resolve();
         } else if (this.exitResult) {
           finish();
-          reject(new Error(`kubectl exited (${this.describeExit()}) before ${what}\n${this.dump()}`));
+          reject(
+            new Error(`kubectl exited (${this.describeExit()}) before ${what}\n${this.dump()}`),
+          );
         }
       };
       const timer = setTimeout(() => {
@@ -176,36 +182,66 @@ export class KubectlSession {
     const kubeconfigPath = join(dir, "kubeconfig");
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0", "--kubeconfig-out", kubeconfigPath],
+      [
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "serve",
+        "--port",
+        "0",
+        "--kubeconfig-out",
+        kubeconfigPath,
+      ],
       { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
     const session = new KubectlSession(child, dir, kubeconfigPath);
-    const started = await new Promise<{ url: string; kubeconfig: string }>((resolve, reject) => {
-      const listening = /^kubekit API server listening on (\S+)$/m;
-      const written = /^kubeconfig written to (\S+)$/m;
-      const timer = setTimeout(() => {
-        reject(new Error(`kubekit serve printed no address in ${SERVE_START_TIMEOUT_MS} ms\n${session.serverOutput()}`));
-      }, SERVE_START_TIMEOUT_MS);
-      const check = (): void => {
-        const url = listening.exec(session.serverStdout)?.[1];
-        const kubeconfig = written.exec(session.serverStdout)?.[1];
-        if (url !== undefined && kubeconfig !== undefined) {
-          clearTimeout(timer);
-          child.stdout?.off("data", check);
-          resolve({ url, kubeconfig });
-        }
-      };
-      child.stdout?.on("data", check);
-      void session.serverExit.then((exit) => {
-        clearTimeout(timer);
-        reject(new Error(`kubekit serve exited early (code ${String(exit.code)})\n${session.serverOutput()}`));
-      });
+    const started = await session.waitUntilListening().catch(async (err: unknown) => {
+      child.kill("SIGKILL");
+      await rm(dir, { recursive: true, force: true });
+      throw err;
     });
     if (started.kubeconfig !== kubeconfigPath) {
-      throw new Error(`kubekit serve wrote the kubeconfig to ${started.kubeconfig}, not ${kubeconfigPath}`);
+      await session.stop();
+      throw new Error(
+        `kubekit serve wrote the kubeconfig to ${started.kubeconfig}, not ${kubeconfigPath}`,
+      );
     }
     session.url = started.url;
     return session;
+  }
+
+  /** Resolves with the address and kubeconfig path once `kubekit serve` has printed both. */
+  private waitUntilListening(): Promise<{ url: string; kubeconfig: string }> {
+    const stdout = this.server.stdout;
+    return new Promise((resolve, reject) => {
+      const listening = /^kubekit API server listening on (\S+)\n/m;
+      const written = /^kubeconfig written to (\S+)\n/m;
+      const timer = setTimeout(() => {
+        reject(
+          new Error(
+            `kubekit serve printed no address in ${SERVE_START_TIMEOUT_MS} ms\n${this.serverOutput()}`,
+          ),
+        );
+      }, SERVE_START_TIMEOUT_MS);
+      const check = (): void => {
+        const url = listening.exec(this.serverStdout)?.[1];
+        const kubeconfig = written.exec(this.serverStdout)?.[1];
+        if (url !== undefined && kubeconfig !== undefined) {
+          clearTimeout(timer);
+          stdout?.off("data", check);
+          resolve({ url, kubeconfig });
+        }
+      };
+      stdout?.on("data", check);
+      void this.serverExit.then((exit) => {
+        clearTimeout(timer);
+        reject(
+          new Error(
+            `kubekit serve exited early (code ${String(exit.code)})\n${this.serverOutput()}`,
+          ),
+        );
+      });
+    });
   }
 
   /** Arguments every kubectl call gets: the session's kubeconfig and cache directory. */

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   newInternalError,
-  newMethodNotSupported,
   newServiceUnavailable,
   newTooManyRequests,
   StatusError,
@@ -34,6 +33,34 @@ import {
   handlePatch,
   handleUpdate,
 } from "./write-verbs.js";
+
+/** go-restful's answer to a path inside a served group-version that has no route. */
+function routeNotFound(): StatusError {
+  return new StatusError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "the server could not find the requested resource",
+    reason: "NotFound",
+    details: {},
+    code: 404,
+  });
+}
+
+/** go-restful's answer to a method the route does not serve. */
+function routeMethodNotAllowed(): StatusError {
+  return new StatusError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "the server does not allow this method on the requested resource",
+    reason: "MethodNotAllowed",
+    details: {},
+    code: 405,
+  });
+}
 
 const HEALTH_PATHS = new Set(["/healthz", "/livez", "/readyz"]);
 
@@ -253,31 +280,34 @@ export class ApiHandler {
   private async resource(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo, query: URLSearchParams): Promise<void> {
     const entry = this.ctx.registry.lookup(info.group, info.version, info.resource);
     if (!entry) {
-      sendNotFoundPage(res);
+      // Inside a served group-version the route miss is go-restful's JSON Status; outside
+      // every group-version it is the plain-text page.
+      if (this.ctx.registry.servesGroupVersion(info.group, info.version)) sendStatusError(res, routeNotFound());
+      else sendNotFoundPage(res);
       return;
     }
     const namespace = entry.info.namespaced ? info.namespace : "";
     const sub = info.subresource;
     if (sub !== "" && !entry.info.subresources.some((s) => s.name === sub)) {
-      sendNotFoundPage(res);
+      sendStatusError(res, routeNotFound());
       return;
     }
     const ctx = this.ctx;
-    const notSupported = (verb: string): never => {
-      throw newMethodNotSupported({ group: entry.info.group, resource: entry.info.plural }, verb);
+    const notSupported = (): never => {
+      throw routeMethodNotAllowed();
     };
     if (!entry.info.namespaced && info.namespace !== "" && entry.storageId !== "/namespaces") {
-      sendNotFoundPage(res);
+      sendStatusError(res, routeNotFound());
       return;
     }
     // A terminating CRD's shrunken verb list is a discovery property; its objects stay
     // updatable (finalizers must be removable) and creates get the 403 of §12.
     if (sub === "" && !entry.info.custom?.terminating && !entry.info.verbs.includes(info.verb)) {
-      notSupported(info.verb);
+      notSupported();
     }
     if (entry.info.namespaced && info.namespace === "" && !["list", "watch", "deletecollection"].includes(info.verb)) {
-      if (info.name !== "" || info.verb === "create") sendNotFoundPage(res);
-      else notSupported(info.verb);
+      if (info.name !== "" || info.verb === "create") sendStatusError(res, routeNotFound());
+      else notSupported();
       return;
     }
     if (info.verb === "deletecollection" && namespace === "" && entry.info.namespaced) {
@@ -291,11 +321,11 @@ export class ApiHandler {
         if (sub === "log" && entry.storageId === "/pods") {
           return handlePodLog(ctx, entry, namespace, info.name, req, res, query);
         }
-        return notSupported("get");
+        return notSupported();
       case "list":
         return handleList(ctx, entry, namespace, req, res, query);
       case "watch":
-        if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported("watch");
+        if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported();
         return handleWatch(ctx, this.watches, entry, namespace, info.name, req, res, query);
       case "create":
         if (sub === "eviction" && entry.storageId === "/pods") {
@@ -307,21 +337,21 @@ export class ApiHandler {
         if (sub === "token" && entry.storageId === "/serviceaccounts") {
           return handleTokenRequest(ctx, namespace, info.name, req, res);
         }
-        if (sub !== "") return notSupported("create");
+        if (sub !== "") return notSupported();
         return handleCreate(ctx, entry, namespace, req, res, query);
       case "update":
-        if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported("update");
+        if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported();
         return handleUpdate(ctx, entry, namespace, info.name, sub, req, res, query);
       case "patch":
-        if (sub !== "" && sub !== "status" && sub !== "scale") return notSupported("patch");
+        if (sub !== "" && sub !== "status" && sub !== "scale") return notSupported();
         return handlePatch(ctx, entry, namespace, info.name, sub, req, res, query);
       case "delete":
-        if (sub !== "") return notSupported("delete");
+        if (sub !== "") return notSupported();
         return handleDelete(ctx, entry, namespace, info.name, req, res, query);
       case "deletecollection":
         return handleDeleteCollection(ctx, entry, namespace, req, res, query);
       default:
-        return notSupported(info.verb);
+        return notSupported();
     }
   }
 

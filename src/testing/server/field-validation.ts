@@ -7,7 +7,8 @@ export type FieldValidationMode = "Ignore" | "Warn" | "Strict";
 
 /**
  * Handles fields the type does not define, as kube-apiserver's typed decoding does for
- * built-in kinds: Strict → 400 `strict decoding error: unknown field "…"`; Warn → the
+ * built-in kinds: Strict → 400 `Pod in version "v1" cannot be handled as a Pod: strict decoding
+ * error: unknown field "…"`; Warn → the
  * object with those fields dropped and one warning per field; Ignore → dropped silently.
  * Without a message name (custom resources, kinds outside the field tables) the object
  * is returned unchanged.
@@ -22,7 +23,12 @@ export function enforceKnownFields(
   const unknown = findUnknownFields(obj, messageName);
   if (unknown.length === 0) return obj;
   if (mode === "Strict") {
-    throw newBadRequest(`strict decoding error: ${unknown.map((p) => `unknown field "${p}"`).join(", ")}`);
+    // kube-apiserver's transformDecodeError prefix: `<Kind> in version "<v>" cannot be handled as a <Kind>: `.
+    const kind = messageName.slice(messageName.lastIndexOf(".") + 1);
+    const version = messageName.split(".").slice(-2, -1)[0] ?? "";
+    throw newBadRequest(
+      `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${unknown.map((p) => `unknown field "${p}"`).join(", ")}`,
+    );
   }
   if (mode === "Warn") for (const p of unknown) warnings.push(`unknown field "${p}"`);
   let result: JsonValue = obj;

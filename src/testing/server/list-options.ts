@@ -61,7 +61,7 @@ export function parseListOptions(query: URLSearchParams, isWatch: boolean, watch
     if (matchRaw !== "Exact" && matchRaw !== "NotOlderThan") {
       errors.push(fieldNotSupported("resourceVersionMatch", matchRaw, ["Exact", "NotOlderThan"]));
     } else resourceVersionMatch = matchRaw;
-    if (isWatch && sendInitialEvents !== true) {
+    if (isWatch && sendInitialEvents === undefined) {
       errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
     } else if (resourceVersion === undefined && resourceVersionMatch !== undefined && !isWatch) {
       errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "../../core/json.js";
-import { newResourceExpired, newTooLargeResourceVersion } from "../../core/status.js";
+import { newBadRequest, newResourceExpired, newTooLargeResourceVersion } from "../../core/status.js";
 import { encodeList, encodeObject, type ListMeta } from "./object-encoding.js";
 import {
   checkFieldSelector,
@@ -49,7 +49,8 @@ export async function handleGet(
 ): Promise<void> {
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
   const rv = query.get("resourceVersion");
-  if (rv && rv !== "0" && /^\d+$/.test(rv)) await awaitRevision(ctx, Number(rv));
+  if (rv && !/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${rv}`);
+  if (rv && rv !== "0") await awaitRevision(ctx, Number(rv));
   const obj = new ResourceOperations(ctx).getExisting(entry, namespace, name);
   const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
   res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
@@ -135,13 +136,7 @@ export async function handleList(
   const opts = parseListOptions(query, false, ctx.behaviour.watchList);
   checkFieldSelector(entry, opts.fieldSelector);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
-  if (
-    opts.resourceVersion !== undefined &&
-    opts.resourceVersion !== "0" &&
-    !opts.continueToken &&
-    opts.resourceVersionMatch !== "Exact" &&
-    !(opts.resourceVersionMatch === undefined && opts.limit > 0)
-  ) {
+  if (opts.resourceVersion !== undefined && opts.resourceVersion !== "0" && !opts.continueToken) {
     await awaitRevision(ctx, Number(opts.resourceVersion));
   }
   const { items, listMeta } = listObjects(ctx, entry, namespace, opts);

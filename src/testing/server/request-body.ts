@@ -17,7 +17,7 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BY
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw newRequestEntityTooLarge(`Request entity too large: limit is ${limit}`);
+    throw newRequestEntityTooLarge(`limit is ${limit}`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -26,7 +26,7 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BY
     size += buf.length;
     if (size > limit) {
       req.resume();
-      throw newRequestEntityTooLarge(`Request entity too large: limit is ${limit}`);
+      throw newRequestEntityTooLarge(`limit is ${limit}`);
     }
     chunks.push(buf);
   }

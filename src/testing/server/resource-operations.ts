@@ -17,6 +17,7 @@ import {
 import { enforceKnownFields, type FieldValidationMode } from "./field-validation.js";
 import { recordUpdate, type ManagedFieldsEntry } from "./managed-fields.js";
 import { validateObjectMeta } from "./object-validation.js";
+import { normalizeTypedObject } from "./typed-normalization.js";
 import type { ResourceEntry } from "./registry.js";
 import { formatTime, type ServerContext } from "./server-context.js";
 
@@ -203,7 +204,7 @@ export class ResourceOperations {
     else delete meta["generation"];
     obj = { ...obj, metadata: meta };
     if (hasStatusSubresource(entry)) delete obj["status"];
-    obj = applyCreateDefaults(entry, obj);
+    obj = normalizeTypedObject(applyDefaults(entry, applyCreateDefaults(entry, obj)), messageNameOf(entry));
 
     let attempts = givenName === "" && generateName !== "" ? GENERATE_NAME_ATTEMPTS : 1;
     for (;;) {
@@ -283,7 +284,8 @@ export class ResourceOperations {
     const rv = inMeta["resourceVersion"];
     if (typeof rv !== "string" || rv === "") {
       if (!entry.policy.allowUnconditionalUpdate && !opts.isPatch) {
-        throw newInvalid({ group: entry.info.group, kind: entry.info.kind }, name, [
+        // The generic store names the resource, not the kind, in this error.
+        throw newInvalid({ group: entry.info.group, kind: entry.info.plural }, name, [
           fieldInvalid("metadata.resourceVersion", 0, "must be specified for an update"),
         ]);
       }
@@ -340,7 +342,7 @@ export class ResourceOperations {
     }
     const givenManaged = opts.managedFieldsOverride ?? (Array.isArray(inMeta["managedFields"]) ? (inMeta["managedFields"] as unknown as ManagedFieldsEntry[]) : undefined);
     const baseManaged = givenManaged ?? ((oldMeta["managedFields"] as unknown as ManagedFieldsEntry[] | undefined) ?? []);
-    next = { ...next, metadata: nextMeta };
+    next = normalizeTypedObject(applyDefaults(entry, { ...next, metadata: nextMeta }), messageNameOf(entry));
     this.validate(entry, next, extraErrors);
     const managed = opts.managedFieldsOverride
       ? opts.managedFieldsOverride
@@ -353,15 +355,19 @@ export class ResourceOperations {
           time: this.now(),
           messageName: messageNameOf(entry),
         });
-    if (managed.length > 0) nextMeta["managedFields"] = managed as unknown as JsonValue;
-    else delete nextMeta["managedFields"];
-    next = { ...next, metadata: nextMeta };
+    const finalMeta: JsonObject = { ...metaOf(next) };
+    if (managed.length > 0) finalMeta["managedFields"] = managed as unknown as JsonValue;
+    else delete finalMeta["managedFields"];
+    next = { ...next, metadata: finalMeta };
     if (deepEqual(next, existing)) return { object: existing, created: false };
-    const finalizers = (nextMeta["finalizers"] as string[] | undefined) ?? [];
-    if (nextMeta["deletionTimestamp"] && finalizers.length === 0) {
+    const finalizers = (finalMeta["finalizers"] as string[] | undefined) ?? [];
+    if (finalMeta["deletionTimestamp"] && finalizers.length === 0) {
       if (opts.dryRun) return { object: next, created: false };
       const event = this.ctx.storage.commit(entry.storageId, key, null);
-      return { object: { ...next, metadata: { ...nextMeta, resourceVersion: metaOf(event.object)["resourceVersion"] as JsonValue } }, created: false };
+      return {
+        object: { ...next, metadata: { ...finalMeta, resourceVersion: metaOf(event.object)["resourceVersion"] as JsonValue } },
+        created: false,
+      };
     }
     if (opts.dryRun) return { object: next, created: false };
     return { object: this.ctx.storage.commit(entry.storageId, key, next).object, created: false };
@@ -377,18 +383,20 @@ export class ResourceOperations {
     const existing = this.getExisting(entry, namespace, name);
     const meta = metaOf(existing);
     const pre = opts.preconditions;
+    // BeforeDelete names the kind (not the resource) in precondition conflicts.
+    const byKind = { group: entry.info.group, resource: entry.info.kind };
     if (pre?.uid && pre.uid !== meta["uid"]) {
       throw newConflict(
-        groupResource(entry),
+        byKind,
         name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta["uid"])}`,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta["uid"])}). The object might have been deleted and then recreated`,
       );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== meta["resourceVersion"]) {
       throw newConflict(
-        groupResource(entry),
+        byKind,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta["resourceVersion"])}`,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta["resourceVersion"])}). The object might have been modified`,
       );
     }
     if (entry.storageId === "/namespaces") {
@@ -476,6 +484,14 @@ function generateNameFrom(prefix: string): string {
 }
 
 let nextClusterIp = 1;
+
+/** Defaulting applied on every write (kube runs SetDefaults on each decode). */
+function applyDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject {
+  if (entry.storageId === "/secrets" && (obj["type"] === undefined || obj["type"] === "")) {
+    return { ...obj, type: "Opaque" };
+  }
+  return obj;
+}
 
 /** Defaulting kube-apiserver applies on create for a few kinds kubectl and controllers read. */
 function applyCreateDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject {

@@ -62,6 +62,11 @@ export function handleWatch(
   stream.open(timeoutMs);
   const storage = ctx.storage;
   const rv = opts.resourceVersion;
+  if (opts.sendInitialEvents === false && (rv === undefined || rv === "0")) {
+    // An explicit sendInitialEvents=false: start at the most recent state, no initial events.
+    stream.follow();
+    return;
+  }
   if (opts.sendInitialEvents === true || rv === undefined || rv === "0") {
     for (const [, obj] of storage.current(entry.storageId)) if (filter(obj)) stream.sendObject("ADDED", obj);
     if (opts.sendInitialEvents === true) {

@@ -137,15 +137,23 @@ function applyPatchDocument(
     }
   } catch (err) {
     if (err instanceof JsonPatchTooLargeError) {
-      throw newRequestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got more`);
+      throw newRequestEntityTooLarge(
+        `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${err.operationCount}`,
+      );
     }
     if (err instanceof JsonPatchError) {
       if (err.kind === "malformed") throw newBadRequest(err.message);
-      const invalid = newInvalid({ group: entry.info.group, kind: entry.info.kind }, String(metaOf(current)["name"] ?? ""), []);
-      invalid.status.message = `the server rejected our request due to an error in our request`;
-      invalid.status.details = { ...invalid.status.details, causes: [{ reason: "FieldValueInvalid", message: err.detail }] };
-      invalid.message = invalid.status.message;
-      throw invalid;
+      // applyJSPatch's generic 422: no name/group/kind, one UnexpectedServerResponse cause.
+      throw new StatusError({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "the server rejected our request due to an error in our request",
+        reason: "Invalid",
+        details: { causes: [{ reason: "UnexpectedServerResponse", message: err.detail }] },
+        code: 422,
+      });
     }
     if (err instanceof StrategicMergePatchError) {
       if (err.kind === "malformed") throw newBadRequest(err.message);
