@@ -35,4 +35,3 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
-

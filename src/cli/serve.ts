@@ -26,15 +26,21 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
   }
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`kubekit serve: --port must be an integer between 0 and 65535, got "${values.port}"\n`);
+    process.stderr.write(
+      `kubekit serve: --port must be an integer between 0 and 65535, got "${values.port}"\n`,
+    );
     return 2;
   }
   const tls = values.tls === true;
-  const token = tls ? `kubekit-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}` : undefined;
+  const token = tls
+    ? `kubekit-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`
+    : undefined;
   const api = await server.start({
     port,
     tls,
-    ...(token ? { auth: { tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } } } } : {}),
+    ...(token
+      ? { auth: { tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } } } }
+      : {}),
   });
   const kubeconfig = values["kubeconfig-out"] ?? join(tmpdir(), `kubekit-${api.port}.kubeconfig`);
   await api.writeKubeconfig(kubeconfig);

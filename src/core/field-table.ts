@@ -25,7 +25,8 @@ export interface FieldInfo {
   /** A repeated field (a JSON array). */
   readonly repeated: boolean;
   /** For a map field: the key type and the value type (scalar or fully qualified message). */
-  readonly map: { readonly key: string; readonly value: string; readonly valueIsMessage: boolean } | undefined;
+  readonly map:
+    { readonly key: string; readonly value: string; readonly valueIsMessage: boolean } | undefined;
   /** Omitted from JSON when empty. */
   readonly omitempty: boolean;
   /** Absent unless set (a Go pointer). */
@@ -62,7 +63,17 @@ interface RawTable {
   messages: Record<string, { fields: RawField[] }>;
 }
 
-const SCALARS = new Set(["string", "int32", "int64", "bool", "bytes", "double", "float", "uint32", "uint64"]);
+const SCALARS = new Set([
+  "string",
+  "int32",
+  "int64",
+  "bool",
+  "bytes",
+  "double",
+  "float",
+  "uint32",
+  "uint64",
+]);
 
 let raw: RawTable | undefined;
 const resolved = new Map<string, MessageInfo | null>();
@@ -136,7 +147,11 @@ const PACKAGE_OF_GROUP: Readonly<Record<string, string>> = {
  * `k8s.io.api.apps.v1.Deployment`; `undefined` when the table does not describe the kind
  * (custom resources, and groups outside k8s.io/api such as apiextensions.k8s.io).
  */
-export function messageNameForKind(group: string, version: string, kind: string): string | undefined {
+export function messageNameForKind(
+  group: string,
+  version: string,
+  kind: string,
+): string | undefined {
   const pkg = PACKAGE_OF_GROUP[group] ?? `k8s.io.api.${group.split(".")[0]}`;
   const name = `${pkg}.${version}.${kind}`;
   return messageInfo(name) ? name : undefined;

@@ -42,7 +42,9 @@ export class TokenBucket {
    */
   constructor(qps: number, burst: number, clock: Clock = realClock) {
     if (Number.isNaN(qps) || qps === 0) {
-      throw new RangeError(`TokenBucket: qps must be positive, or negative for no limit; got ${qps}`);
+      throw new RangeError(
+        `TokenBucket: qps must be positive, or negative for no limit; got ${qps}`,
+      );
     }
     this.#unlimited = qps < 0 || qps === Infinity;
     if (!this.#unlimited && !(Number.isInteger(burst) && burst >= 1)) {

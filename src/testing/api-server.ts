@@ -5,12 +5,20 @@ import { realClock, type Clock } from "../core/clock.js";
 import type { JsonObject } from "../core/json.js";
 import { ApiHandler } from "./server/api-handler.js";
 import type { AuthenticationConfig, UserInfo } from "./server/authentication.js";
-import { createCertificateAuthority, type CertificateAuthority, type PemKeyPair } from "./server/certificates.js";
+import {
+  createCertificateAuthority,
+  type CertificateAuthority,
+  type PemKeyPair,
+} from "./server/certificates.js";
 import { DeferredWork } from "./server/controller-runner.js";
 import { CrdController } from "./server/crd-controller.js";
 import { ServerFaults } from "./server/faults.js";
 import { GarbageCollector } from "./server/garbage-collector.js";
-import { buildKubeconfig, writeKubeconfigFile, type KubeconfigDocument } from "./server/kubeconfig-file.js";
+import {
+  buildKubeconfig,
+  writeKubeconfigFile,
+  type KubeconfigDocument,
+} from "./server/kubeconfig-file.js";
 import { NamespaceController } from "./server/namespace-controller.js";
 import { PodLogs } from "./server/pod-logs.js";
 import { ResourceRegistry } from "./server/registry.js";
@@ -76,7 +84,8 @@ export class ApiServer {
   private constructor(
     private readonly ctx: ServerContext,
     private readonly options: ApiServerOptions,
-    private readonly certificates: { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined,
+    private readonly certificates:
+      { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined,
     private readonly authConfig: AuthenticationConfig | undefined,
     private readonly adminToken: string | undefined,
   ) {
@@ -114,10 +123,14 @@ export class ApiServer {
       behaviour,
       podLogs: new PodLogs(),
     };
-    let certificates: { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
+    let certificates:
+      { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
     if (options.tls) {
       const authority = await createCertificateAuthority();
-      const serving = await authority.issueServing({ dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
+      const serving = await authority.issueServing({
+        dnsNames: ["localhost"],
+        ipAddresses: ["127.0.0.1"],
+      });
       const client = options.auth?.clientCertificates
         ? await authority.issueClient({ user: "kubekit-admin", groups: ["system:masters"] })
         : undefined;
@@ -141,12 +154,17 @@ export class ApiServer {
     server.installControllers();
     const ops = new ResourceOperations(ctx);
     for (const name of SYSTEM_NAMESPACES) {
-      ops.create(ctx.registry.lookup("", "v1", "namespaces")!, "", { metadata: { name } }, {
-        dryRun: false,
-        fieldManager: "kube-apiserver",
-        fieldValidation: "Ignore",
-        warnings: [],
-      });
+      ops.create(
+        ctx.registry.lookup("", "v1", "namespaces")!,
+        "",
+        { metadata: { name } },
+        {
+          dryRun: false,
+          fieldManager: "kube-apiserver",
+          fieldValidation: "Ignore",
+          warnings: [],
+        },
+      );
     }
     await server.listen(options.port ?? 0);
     return server;
@@ -174,7 +192,8 @@ export class ApiServer {
 
   /** Issues a client certificate for `user` signed by the server's CA (TLS only). */
   async issueClientCertificate(user: string, groups: readonly string[] = []): Promise<PemKeyPair> {
-    if (!this.certificates) throw new Error("issueClientCertificate needs a server started with tls: true");
+    if (!this.certificates)
+      throw new Error("issueClientCertificate needs a server started with tls: true");
     return this.certificates.authority.issueClient({ user, groups });
   }
 
@@ -210,7 +229,13 @@ export class ApiServer {
    * live). There is no kubelet: tests write what the container would print.
    */
   appendPodLog(namespace: string, pod: string, container: string, text: string): void {
-    this.ctx.podLogs.append(namespace, pod, container, text, new Date(this.ctx.clock.now()).toISOString());
+    this.ctx.podLogs.append(
+      namespace,
+      pod,
+      container,
+      text,
+      new Date(this.ctx.clock.now()).toISOString(),
+    );
   }
 
   /** Stops the server: closes every watch and connection. */
@@ -236,8 +261,17 @@ export class ApiServer {
   }
 
   private async listen(port: number): Promise<void> {
-    const handler = new ApiHandler(this.ctx, this.watches, this.faults, this.authConfig, () => `127.0.0.1:${this.boundPort}`);
-    const onRequest = (req: Parameters<ApiHandler["handle"]>[0], res: Parameters<ApiHandler["handle"]>[1]): void => {
+    const handler = new ApiHandler(
+      this.ctx,
+      this.watches,
+      this.faults,
+      this.authConfig,
+      () => `127.0.0.1:${this.boundPort}`,
+    );
+    const onRequest = (
+      req: Parameters<ApiHandler["handle"]>[0],
+      res: Parameters<ApiHandler["handle"]>[1],
+    ): void => {
       void handler.handle(req, res);
     };
     const server = this.certificates

@@ -49,17 +49,28 @@ export class ApiClient {
 
   private readonly token: string | undefined;
 
-  static for(server: ApiServer, options: { cert?: string; key?: string; token?: string } = {}): ApiClient {
+  static for(
+    server: ApiServer,
+    options: { cert?: string; key?: string; token?: string } = {},
+  ): ApiClient {
     return new ApiClient(server.url, { ...(server.caPem ? { ca: server.caPem } : {}), ...options });
   }
 
-  async request(method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
+  async request(
+    method: string,
+    path: string,
+    options: RawRequestOptions = {},
+  ): Promise<RawResponse> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (this.token) headers["authorization"] = `Bearer ${this.token}`;
     let body: string | Buffer | undefined;
     if (options.body !== undefined) {
-      body = typeof options.body === "string" || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
-      if (options.contentType !== null) headers["content-type"] = options.contentType ?? "application/json";
+      body =
+        typeof options.body === "string" || Buffer.isBuffer(options.body)
+          ? options.body
+          : JSON.stringify(options.body);
+      if (options.contentType !== null)
+        headers["content-type"] = options.contentType ?? "application/json";
     }
     const res = await request(this.baseUrl + path, {
       method: method as Dispatcher.HttpMethod,
@@ -89,7 +100,12 @@ export class ApiClient {
   put(path: string, body: unknown, options?: RawRequestOptions): Promise<RawResponse> {
     return this.request("PUT", path, { ...options, body });
   }
-  patch(path: string, body: unknown, contentType: string, options?: RawRequestOptions): Promise<RawResponse> {
+  patch(
+    path: string,
+    body: unknown,
+    contentType: string,
+    options?: RawRequestOptions,
+  ): Promise<RawResponse> {
     return this.request("PATCH", path, { ...options, body, contentType });
   }
   delete(path: string, body?: unknown, options?: RawRequestOptions): Promise<RawResponse> {
@@ -100,7 +116,10 @@ export class ApiClient {
    * Opens a watch and returns its status, headers and an async iterator of events; the
    * stream is closed by `close()` or by breaking out of the iteration.
    */
-  async watch(path: string, options: { headers?: Record<string, string> } = {}): Promise<WatchHandle> {
+  async watch(
+    path: string,
+    options: { headers?: Record<string, string> } = {},
+  ): Promise<WatchHandle> {
     const controller = new AbortController();
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (this.token) headers["authorization"] = `Bearer ${this.token}`;

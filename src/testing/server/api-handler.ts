@@ -17,7 +17,12 @@ import {
 } from "./discovery.js";
 import type { ServerFaults } from "./faults.js";
 import { openApiDocumentHash, openApiV3Document, openApiV3Index } from "./openapi.js";
-import { handleBinding, handleEviction, handlePodLog, handleTokenRequest } from "./pod-subresources.js";
+import {
+  handleBinding,
+  handleEviction,
+  handlePodLog,
+  handleTokenRequest,
+} from "./pod-subresources.js";
 import { handleGet, handleList } from "./read-verbs.js";
 import type { ResourceEntry } from "./registry.js";
 import { ResourceOperations } from "./resource-operations.js";
@@ -137,10 +142,19 @@ export class ApiHandler {
     await this.resource(req, res, info, query);
   }
 
-  private injectFailure(res: ServerResponse, code: number, retryAfterSeconds: number | undefined): void {
+  private injectFailure(
+    res: ServerResponse,
+    code: number,
+    retryAfterSeconds: number | undefined,
+  ): void {
     let err: StatusError;
-    if (code === 429) err = newTooManyRequests("the server has received too many requests and has asked us to try again later", retryAfterSeconds ?? 1);
-    else if (code === 503) err = newServiceUnavailable("the server is currently unable to handle the request");
+    if (code === 429)
+      err = newTooManyRequests(
+        "the server has received too many requests and has asked us to try again later",
+        retryAfterSeconds ?? 1,
+      );
+    else if (code === 503)
+      err = newServiceUnavailable("the server is currently unable to handle the request");
     else if (code === 500) err = newInternalError("injected fault");
     else {
       err = new StatusError({
@@ -185,12 +199,28 @@ export class ApiHandler {
       return;
     }
     if (path === "/") {
-      const paths = ["/api", "/api/v1", "/apis", ...groups.filter((g) => g.name !== "").flatMap((g) => [`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${g.name}/${v.version}`)]), "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"];
+      const paths = [
+        "/api",
+        "/api/v1",
+        "/apis",
+        ...groups
+          .filter((g) => g.name !== "")
+          .flatMap((g) => [
+            `/apis/${g.name}`,
+            ...g.versions.map((v) => `/apis/${g.name}/${v.version}`),
+          ]),
+        "/healthz",
+        "/livez",
+        "/openapi/v3",
+        "/readyz",
+        "/version",
+      ];
       sendJson(res, 200, { paths });
       return;
     }
     if (path === "/api" || path === "/apis") {
-      const selected = path === "/api" ? groups.filter((g) => g.name === "") : groups.filter((g) => g.name !== "");
+      const selected =
+        path === "/api" ? groups.filter((g) => g.name === "") : groups.filter((g) => g.name !== "");
       const negotiated = negotiateDiscovery(req.headers.accept);
       let body: string;
       let contentType: string;
@@ -198,7 +228,11 @@ export class ApiHandler {
         body = JSON.stringify(aggregatedDiscoveryDocument(selected, negotiated.version));
         contentType = negotiated.contentType;
       } else {
-        body = JSON.stringify(path === "/api" ? apiVersionsDocument(this.serverAddress()) : apiGroupListDocument(groups));
+        body = JSON.stringify(
+          path === "/api"
+            ? apiVersionsDocument(this.serverAddress())
+            : apiGroupListDocument(groups),
+        );
         contentType = "application/json";
       }
       const etag = discoveryEtag(body);
@@ -239,7 +273,9 @@ export class ApiHandler {
     if (openapi) {
       const group = openapi[2] ?? "";
       const version = openapi[3] ?? "v1";
-      const resources = groups.find((g) => g.name === group)?.versions.find((v) => v.version === version)?.resources;
+      const resources = groups
+        .find((g) => g.name === group)
+        ?.versions.find((v) => v.version === version)?.resources;
       if (!resources) {
         sendNotFoundPage(res);
         return;
@@ -274,15 +310,25 @@ export class ApiHandler {
       sendNotFoundPage(res);
       return;
     }
-    sendJson(res, 200, apiResourceListDocument(group === "" ? version : `${group}/${version}`, resources));
+    sendJson(
+      res,
+      200,
+      apiResourceListDocument(group === "" ? version : `${group}/${version}`, resources),
+    );
   }
 
-  private async resource(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo, query: URLSearchParams): Promise<void> {
+  private async resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+  ): Promise<void> {
     const entry = this.ctx.registry.lookup(info.group, info.version, info.resource);
     if (!entry) {
       // Inside a served group-version the route miss is go-restful's JSON Status; outside
       // every group-version it is the plain-text page.
-      if (this.ctx.registry.servesGroupVersion(info.group, info.version)) sendStatusError(res, routeNotFound());
+      if (this.ctx.registry.servesGroupVersion(info.group, info.version))
+        sendStatusError(res, routeNotFound());
       else sendNotFoundPage(res);
       return;
     }
@@ -305,7 +351,11 @@ export class ApiHandler {
     if (sub === "" && !entry.info.custom?.terminating && !entry.info.verbs.includes(info.verb)) {
       notSupported();
     }
-    if (entry.info.namespaced && info.namespace === "" && !["list", "watch", "deletecollection"].includes(info.verb)) {
+    if (
+      entry.info.namespaced &&
+      info.namespace === "" &&
+      !["list", "watch", "deletecollection"].includes(info.verb)
+    ) {
       if (info.name !== "" || info.verb === "create") sendStatusError(res, routeNotFound());
       else notSupported();
       return;
@@ -316,7 +366,8 @@ export class ApiHandler {
     }
     switch (info.verb) {
       case "get":
-        if (sub === "" || sub === "status") return handleGet(ctx, entry, namespace, info.name, req, res, query);
+        if (sub === "" || sub === "status")
+          return handleGet(ctx, entry, namespace, info.name, req, res, query);
         if (sub === "scale") return this.getScale(entry, namespace, info.name, res);
         if (sub === "log" && entry.storageId === "/pods") {
           return handlePodLog(ctx, entry, namespace, info.name, req, res, query);
@@ -355,7 +406,12 @@ export class ApiHandler {
     }
   }
 
-  private getScale(entry: ResourceEntry, namespace: string, name: string, res: ServerResponse): void {
+  private getScale(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    res: ServerResponse,
+  ): void {
     const obj = new ResourceOperations(this.ctx).getExisting(entry, namespace, name);
     sendJson(res, 200, toScale(entry, obj));
   }

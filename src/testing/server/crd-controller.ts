@@ -7,7 +7,13 @@ import type { StorageEvent } from "./storage.js";
 const CRD_STORAGE = "apiextensions.k8s.io/customresourcedefinitions";
 const CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
 
-function condition(type: string, status: string, reason: string, message: string, time: string): JsonObject {
+function condition(
+  type: string,
+  status: string,
+  reason: string,
+  message: string,
+  time: string,
+): JsonObject {
   return { type, status, lastTransitionTime: time, reason, message };
 }
 
@@ -36,7 +42,8 @@ export class CrdController {
       const terminating = Boolean(metaOf(event.object)["deletionTimestamp"]);
       this.ctx.registry.installCrd(event.object, terminating);
       if (terminating) this.work.schedule(`crd:${name}`, () => this.cleanup(name));
-      else if (!this.isEstablished(event.object)) this.work.schedule(`crd:${name}`, () => this.establish(name));
+      else if (!this.isEstablished(event.object))
+        this.work.schedule(`crd:${name}`, () => this.establish(name));
       return;
     }
     if (event.type === "DELETED") {
@@ -56,25 +63,36 @@ export class CrdController {
   }
 
   private isEstablished(crd: JsonObject): boolean {
-    const conditions = ((crd["status"] as JsonObject | undefined)?.["conditions"] as JsonObject[] | undefined) ?? [];
+    const conditions =
+      ((crd["status"] as JsonObject | undefined)?.["conditions"] as JsonObject[] | undefined) ?? [];
     return conditions.some((c) => c["type"] === "Established" && c["status"] === "True");
   }
 
   private crdEntry() {
-    const entry = this.ctx.registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+    const entry = this.ctx.registry.lookup(
+      "apiextensions.k8s.io",
+      "v1",
+      "customresourcedefinitions",
+    );
     if (!entry) throw new Error("customresourcedefinitions are not served");
     return entry;
   }
 
   private writeStatus(name: string, crd: JsonObject, status: JsonObject): void {
-    new ResourceOperations(this.ctx).update(this.crdEntry(), "", name, { ...crd, status }, {
-      dryRun: false,
-      fieldManager: "kube-apiserver",
-      fieldValidation: "Ignore",
-      warnings: [],
-      subresource: "status",
-      isPatch: true,
-    });
+    new ResourceOperations(this.ctx).update(
+      this.crdEntry(),
+      "",
+      name,
+      { ...crd, status },
+      {
+        dryRun: false,
+        fieldManager: "kube-apiserver",
+        fieldValidation: "Ignore",
+        warnings: [],
+        subresource: "status",
+        isPatch: true,
+      },
+    );
   }
 
   private setTerminatingReason(name: string, crd: JsonObject, reason: string): void {
@@ -82,9 +100,9 @@ export class CrdController {
       InstanceDeletionInProgress: "CustomResource deletion is in progress",
       InstanceDeletionCompleted: "removed all instances",
     };
-    const current = (((crd["status"] as JsonObject | undefined)?.["conditions"] as JsonObject[] | undefined) ?? []).find(
-      (c) => c["type"] === "Terminating",
-    );
+    const current = (
+      ((crd["status"] as JsonObject | undefined)?.["conditions"] as JsonObject[] | undefined) ?? []
+    ).find((c) => c["type"] === "Terminating");
     if (current?.["reason"] === reason) return;
     this.writeStatus(
       name,
@@ -112,7 +130,13 @@ export class CrdController {
       ...status,
       conditions: [
         condition("NamesAccepted", "True", "NoConflicts", "no conflicts found", time),
-        condition("Established", "True", "InitialNamesAccepted", "the initial names have been accepted", time),
+        condition(
+          "Established",
+          "True",
+          "InitialNamesAccepted",
+          "the initial names have been accepted",
+          time,
+        ),
       ],
       acceptedNames: names as JsonValue,
     });
@@ -124,13 +148,19 @@ export class CrdController {
     const storageId = this.storageIdOf(crd);
     const entry = this.ctx.registry.entriesFor(storageId)[0];
     const remaining = entry ? [...this.ctx.storage.current(storageId)] : [];
-    this.setTerminatingReason(name, crd, remaining.length > 0 ? "InstanceDeletionInProgress" : "InstanceDeletionCompleted");
+    this.setTerminatingReason(
+      name,
+      crd,
+      remaining.length > 0 ? "InstanceDeletionInProgress" : "InstanceDeletionCompleted",
+    );
     if (remaining.length > 0 && entry) {
       const ops = new ResourceOperations(this.ctx);
       for (const [, obj] of remaining) {
         if (metaOf(obj)["deletionTimestamp"]) continue;
         try {
-          ops.delete(entry, String(metaOf(obj)["namespace"] ?? ""), String(metaOf(obj)["name"]), { dryRun: false });
+          ops.delete(entry, String(metaOf(obj)["namespace"] ?? ""), String(metaOf(obj)["name"]), {
+            dryRun: false,
+          });
         } catch {
           // Retried on the next deletion event.
         }
@@ -139,6 +169,12 @@ export class CrdController {
       const latest = this.ctx.storage.get(CRD_STORAGE, name);
       if (latest) this.setTerminatingReason(name, latest, "InstanceDeletionCompleted");
     }
-    new ResourceOperations(this.ctx).removeFinalizer(this.crdEntry(), "", name, CLEANUP_FINALIZER, "kube-apiserver");
+    new ResourceOperations(this.ctx).removeFinalizer(
+      this.crdEntry(),
+      "",
+      name,
+      CLEANUP_FINALIZER,
+      "kube-apiserver",
+    );
   }
 }

@@ -35,14 +35,16 @@ export class GarbageCollector {
   onEvent(event: StorageEvent): void {
     const ref: DependentRef = { resource: event.resource, key: event.key };
     const id = `${event.resource}\n${event.key}`;
-    if (event.previous) for (const uid of ownerUids(event.previous)) this.dependents.get(uid)?.delete(id);
+    if (event.previous)
+      for (const uid of ownerUids(event.previous)) this.dependents.get(uid)?.delete(id);
     const uid = String(metaOf(event.object)["uid"] ?? "");
     if (event.type === "DELETED") {
       this.liveUids.delete(uid);
       if (this.dependents.get(uid)?.size) this.work.schedule(`gc:${uid}`, () => this.collect(uid));
       for (const owner of ownerUids(event.object)) {
         const where = this.liveUids.get(owner);
-        if (where) this.work.schedule(`gc:${owner}`, () => this.finalizeOwner(where.resource, where.key));
+        if (where)
+          this.work.schedule(`gc:${owner}`, () => this.finalizeOwner(where.resource, where.key));
       }
       return;
     }
@@ -54,7 +56,10 @@ export class GarbageCollector {
     }
     const meta = metaOf(event.object);
     const finalizers = (meta["finalizers"] as string[] | undefined) ?? [];
-    if (meta["deletionTimestamp"] && (finalizers.includes("foregroundDeletion") || finalizers.includes("orphan"))) {
+    if (
+      meta["deletionTimestamp"] &&
+      (finalizers.includes("foregroundDeletion") || finalizers.includes("orphan"))
+    ) {
       this.work.schedule(`gc:${uid}`, () => this.finalizeOwner(event.resource, event.key));
     }
   }
@@ -63,7 +68,10 @@ export class GarbageCollector {
     return this.ctx.registry.entriesFor(resource)[0];
   }
 
-  private forEachDependent(uid: string, fn: (entry: ResourceEntry, obj: JsonObject) => void): number {
+  private forEachDependent(
+    uid: string,
+    fn: (entry: ResourceEntry, obj: JsonObject) => void,
+  ): number {
     let count = 0;
     for (const ref of [...(this.dependents.get(uid)?.values() ?? [])]) {
       const obj = this.ctx.storage.get(ref.resource, ref.key);
@@ -83,11 +91,25 @@ export class GarbageCollector {
       const otherLive = ownerUids(obj).some((o) => o !== uid && this.liveUids.has(o));
       if (otherLive) {
         const refs = (meta["ownerReferences"] as JsonObject[]).filter((r) => r["uid"] !== uid);
-        ops.update(entry, String(meta["namespace"] ?? ""), String(meta["name"]), { ...obj, metadata: { ...meta, ownerReferences: refs } }, {
-          dryRun: false, fieldManager: "garbage-collector", fieldValidation: "Ignore", warnings: [], subresource: "", isPatch: true,
-        });
+        ops.update(
+          entry,
+          String(meta["namespace"] ?? ""),
+          String(meta["name"]),
+          { ...obj, metadata: { ...meta, ownerReferences: refs } },
+          {
+            dryRun: false,
+            fieldManager: "garbage-collector",
+            fieldValidation: "Ignore",
+            warnings: [],
+            subresource: "",
+            isPatch: true,
+          },
+        );
       } else {
-        ops.delete(entry, String(meta["namespace"] ?? ""), String(meta["name"]), { dryRun: false, propagationPolicy: "Background" });
+        ops.delete(entry, String(meta["namespace"] ?? ""), String(meta["name"]), {
+          dryRun: false,
+          propagationPolicy: "Background",
+        });
       }
     });
   }
@@ -106,9 +128,20 @@ export class GarbageCollector {
       this.forEachDependent(uid, (depEntry, obj) => {
         const m = metaOf(obj);
         const refs = (m["ownerReferences"] as JsonObject[]).filter((r) => r["uid"] !== uid);
-        ops.update(depEntry, String(m["namespace"] ?? ""), String(m["name"]), { ...obj, metadata: { ...m, ownerReferences: refs } }, {
-          dryRun: false, fieldManager: "garbage-collector", fieldValidation: "Ignore", warnings: [], subresource: "", isPatch: true,
-        });
+        ops.update(
+          depEntry,
+          String(m["namespace"] ?? ""),
+          String(m["name"]),
+          { ...obj, metadata: { ...m, ownerReferences: refs } },
+          {
+            dryRun: false,
+            fieldManager: "garbage-collector",
+            fieldValidation: "Ignore",
+            warnings: [],
+            subresource: "",
+            isPatch: true,
+          },
+        );
       });
       ops.removeFinalizer(entry, ns, name, "orphan", "garbage-collector");
       return;
@@ -117,10 +150,14 @@ export class GarbageCollector {
       const remaining = this.forEachDependent(uid, (depEntry, obj) => {
         const m = metaOf(obj);
         if (!m["deletionTimestamp"]) {
-          ops.delete(depEntry, String(m["namespace"] ?? ""), String(m["name"]), { dryRun: false, propagationPolicy: "Foreground" });
+          ops.delete(depEntry, String(m["namespace"] ?? ""), String(m["name"]), {
+            dryRun: false,
+            propagationPolicy: "Foreground",
+          });
         }
       });
-      if (remaining === 0) ops.removeFinalizer(entry, ns, name, "foregroundDeletion", "garbage-collector");
+      if (remaining === 0)
+        ops.removeFinalizer(entry, ns, name, "foregroundDeletion", "garbage-collector");
     }
   }
 }

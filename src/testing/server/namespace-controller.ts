@@ -18,9 +18,12 @@ export class NamespaceController {
   /** Storage listener. */
   onEvent(event: StorageEvent): void {
     if (event.resource === "/namespaces") {
-      if (event.type !== "DELETED" && metaOf(event.object)["deletionTimestamp"]) this.enqueue(event.key);
+      if (event.type !== "DELETED" && metaOf(event.object)["deletionTimestamp"])
+        this.enqueue(event.key);
       else if (event.type === "ADDED") {
-        this.work.schedule(`serviceaccount:${event.key}`, () => this.createDefaultServiceAccount(event.key));
+        this.work.schedule(`serviceaccount:${event.key}`, () =>
+          this.createDefaultServiceAccount(event.key),
+        );
       }
       return;
     }
@@ -34,15 +37,25 @@ export class NamespaceController {
   /** The service-account controller's part: every namespace gets a `default` ServiceAccount. */
   private createDefaultServiceAccount(namespace: string): void {
     const ns = this.ctx.storage.get("/namespaces", namespace);
-    if (!ns || metaOf(ns)["deletionTimestamp"] || this.ctx.storage.get("/serviceaccounts", `${namespace}/default`)) return;
+    if (
+      !ns ||
+      metaOf(ns)["deletionTimestamp"] ||
+      this.ctx.storage.get("/serviceaccounts", `${namespace}/default`)
+    )
+      return;
     const entry = this.ctx.registry.lookup("", "v1", "serviceaccounts");
     if (!entry) return;
-    new ResourceOperations(this.ctx).create(entry, namespace, { metadata: { name: "default" } }, {
-      dryRun: false,
-      fieldManager: "kube-controller-manager",
-      fieldValidation: "Ignore",
-      warnings: [],
-    });
+    new ResourceOperations(this.ctx).create(
+      entry,
+      namespace,
+      { metadata: { name: "default" } },
+      {
+        dryRun: false,
+        fieldManager: "kube-controller-manager",
+        fieldValidation: "Ignore",
+        warnings: [],
+      },
+    );
   }
 
   private enqueue(namespace: string): void {
@@ -62,9 +75,9 @@ export class NamespaceController {
           const entry = this.ctx.registry.lookup(info.group, info.version, info.plural);
           if (!entry || seen.has(entry.storageId)) continue;
           seen.add(entry.storageId);
-          const inNamespace: JsonObject[] = [...this.ctx.storage.withPrefix(entry.storageId, `${namespace}/`)].map(
-            ([, obj]) => obj,
-          );
+          const inNamespace: JsonObject[] = [
+            ...this.ctx.storage.withPrefix(entry.storageId, `${namespace}/`),
+          ].map(([, obj]) => obj);
           for (const obj of inNamespace) {
             remaining++;
             if (metaOf(obj)["deletionTimestamp"]) continue;

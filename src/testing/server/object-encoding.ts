@@ -44,7 +44,12 @@ export interface ListMeta {
 }
 
 /** The body and Content-Type of a response for one object in the negotiated format. */
-export function encodeObject(entry: ResourceEntry, obj: JsonObject, format: OutputFormat, now: number): { body: string; contentType: string } {
+export function encodeObject(
+  entry: ResourceEntry,
+  obj: JsonObject,
+  format: OutputFormat,
+  now: number,
+): { body: string; contentType: string } {
   switch (format.kind) {
     case "table":
       return json(toTable([obj], entry.info, { includeObject: format.includeObject, now }));
@@ -67,12 +72,19 @@ export function encodeList(
 ): { body: string; contentType: string } {
   switch (format.kind) {
     case "table":
-      return json(toTable(items, entry.info, { includeObject: format.includeObject, listMeta, now }));
+      return json(
+        toTable(items, entry.info, { includeObject: format.includeObject, listMeta, now }),
+      );
     case "metadata":
       return json(toPartialObjectMetadataList(items, listMeta));
     case "yaml":
       return {
-        body: toYaml({ apiVersion: apiVersionOf(entry), kind: entry.info.listKind, metadata: listMeta, items }),
+        body: toYaml({
+          apiVersion: apiVersionOf(entry),
+          kind: entry.info.listKind,
+          metadata: listMeta,
+          items,
+        }),
         contentType: "application/yaml",
       };
     default: {

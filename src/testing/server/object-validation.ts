@@ -7,12 +7,7 @@ import {
   isValidLabelValue,
   validatePathSegmentName,
 } from "../../core/names.js";
-import {
-  fieldInvalid,
-  fieldRequired,
-  fieldTooLong,
-  type FieldError,
-} from "../../core/status.js";
+import { fieldInvalid, fieldRequired, fieldTooLong, type FieldError } from "../../core/status.js";
 import type { ResourcePolicy } from "./resource-policy.js";
 
 /** kube-apiserver's limit on the total size of annotations (256 KiB). */
@@ -36,13 +31,18 @@ function nameErrors(rule: ResourcePolicy["nameRule"], name: string): string[] {
  * does: name (by the type's rule), labels, annotations, finalizers. Returns field errors for
  * a 422 Invalid.
  */
-export function validateObjectMeta(meta: JsonObject, policy: ResourcePolicy, namespaced: boolean): FieldError[] {
+export function validateObjectMeta(
+  meta: JsonObject,
+  policy: ResourcePolicy,
+  namespaced: boolean,
+): FieldError[] {
   const errors: FieldError[] = [];
   const name = meta["name"];
   if (typeof name !== "string" || name === "") {
     errors.push(fieldRequired("metadata.name", "name or generateName is required"));
   } else {
-    for (const msg of nameErrors(policy.nameRule, name)) errors.push(fieldInvalid("metadata.name", name, msg));
+    for (const msg of nameErrors(policy.nameRule, name))
+      errors.push(fieldInvalid("metadata.name", name, msg));
   }
   if (namespaced) {
     const ns = meta["namespace"];
@@ -55,8 +55,11 @@ export function validateObjectMeta(meta: JsonObject, policy: ResourcePolicy, nam
     } else {
       for (const [k, v] of Object.entries(labels)) {
         for (const msg of isQualifiedName(k)) errors.push(fieldInvalid("metadata.labels", k, msg));
-        if (typeof v !== "string") errors.push(fieldInvalid(`metadata.labels`, v, "must be a string"));
-        else for (const msg of isValidLabelValue(v)) errors.push(fieldInvalid("metadata.labels", v, msg));
+        if (typeof v !== "string")
+          errors.push(fieldInvalid(`metadata.labels`, v, "must be a string"));
+        else
+          for (const msg of isValidLabelValue(v))
+            errors.push(fieldInvalid("metadata.labels", v, msg));
       }
     }
   }
@@ -67,7 +70,8 @@ export function validateObjectMeta(meta: JsonObject, policy: ResourcePolicy, nam
     } else {
       let total = 0;
       for (const [k, v] of Object.entries(annotations)) {
-        for (const msg of isQualifiedName(k.toLowerCase())) errors.push(fieldInvalid("metadata.annotations", k, msg));
+        for (const msg of isQualifiedName(k.toLowerCase()))
+          errors.push(fieldInvalid("metadata.annotations", k, msg));
         total += k.length + (typeof v === "string" ? v.length : 0);
       }
       if (total > TOTAL_ANNOTATION_SIZE_LIMIT) {
@@ -82,7 +86,8 @@ export function validateObjectMeta(meta: JsonObject, policy: ResourcePolicy, nam
         errors.push(fieldInvalid(`metadata.finalizers[${i}]`, f, "must be a string"));
         return;
       }
-      for (const msg of isQualifiedName(f)) errors.push(fieldInvalid(`metadata.finalizers[${i}]`, f, msg));
+      for (const msg of isQualifiedName(f))
+        errors.push(fieldInvalid(`metadata.finalizers[${i}]`, f, msg));
     });
   }
   return errors;

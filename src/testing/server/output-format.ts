@@ -5,7 +5,11 @@ import { parseAccept } from "./media-type.js";
 export type OutputFormat =
   | { readonly kind: "json" }
   | { readonly kind: "yaml" }
-  | { readonly kind: "table"; readonly version: "v1" | "v1beta1"; readonly includeObject: "None" | "Metadata" | "Object" }
+  | {
+      readonly kind: "table";
+      readonly version: "v1" | "v1beta1";
+      readonly includeObject: "None" | "Metadata" | "Object";
+    }
   | { readonly kind: "metadata"; readonly version: "v1" | "v1beta1" };
 
 const NOT_ACCEPTABLE =
@@ -17,7 +21,11 @@ const NOT_ACCEPTABLE =
  * clauses are skipped (JSON is answered instead when also offered); nothing acceptable → 406.
  * `single` tells whether the request addresses one object (get, watch events) or a list.
  */
-export function negotiateOutput(accept: string | undefined, includeObject: string | null, list: boolean): OutputFormat {
+export function negotiateOutput(
+  accept: string | undefined,
+  includeObject: string | null,
+  list: boolean,
+): OutputFormat {
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return { kind: "json" };
   for (const r of ranges) {
@@ -26,10 +34,12 @@ export function negotiateOutput(accept: string | undefined, includeObject: strin
     const as = r.params["as"];
     if (as !== undefined) {
       if (mediaType !== "application/json" || r.params["g"] !== "meta.k8s.io") continue;
-      const version = r.params["v"] === "v1beta1" ? "v1beta1" : r.params["v"] === "v1" ? "v1" : undefined;
+      const version =
+        r.params["v"] === "v1beta1" ? "v1beta1" : r.params["v"] === "v1" ? "v1" : undefined;
       if (!version) continue;
       if (as === "Table") {
-        const inc = includeObject === "None" || includeObject === "Object" ? includeObject : "Metadata";
+        const inc =
+          includeObject === "None" || includeObject === "Object" ? includeObject : "Metadata";
         return { kind: "table", version, includeObject: inc };
       }
       if (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") {
@@ -40,7 +50,8 @@ export function negotiateOutput(accept: string | undefined, includeObject: strin
       }
       continue;
     }
-    if (mediaType === "application/json" || mediaType === "*/*" || mediaType === "application/*") return { kind: "json" };
+    if (mediaType === "application/json" || mediaType === "*/*" || mediaType === "application/*")
+      return { kind: "json" };
     if (mediaType === "application/yaml") return { kind: "yaml" };
   }
   throw newNotAcceptable(NOT_ACCEPTABLE);

@@ -30,12 +30,21 @@ export class PodLogs {
   }
 
   /** The lines of a container's log so far. */
-  lines(namespace: string, pod: string, container: string): readonly { time: string; text: string }[] {
+  lines(
+    namespace: string,
+    pod: string,
+    container: string,
+  ): readonly { time: string; text: string }[] {
     return this.logs.get(PodLogs.key(namespace, pod, container)) ?? [];
   }
 
   /** Subscribes to lines appended from now on; returns the unsubscribe function. */
-  follow(namespace: string, pod: string, container: string, listener: (lines: { time: string; text: string }[]) => void): () => void {
+  follow(
+    namespace: string,
+    pod: string,
+    container: string,
+    listener: (lines: { time: string; text: string }[]) => void,
+  ): () => void {
     const key = PodLogs.key(namespace, pod, container);
     this.events.on(key, listener);
     return () => this.events.off(key, listener);
@@ -43,7 +52,8 @@ export class PodLogs {
 
   /** Forgets a pod's logs (when the pod is deleted). */
   forget(namespace: string, pod: string): void {
-    for (const key of [...this.logs.keys()]) if (key.startsWith(`${namespace}/${pod}/`)) this.logs.delete(key);
+    for (const key of [...this.logs.keys()])
+      if (key.startsWith(`${namespace}/${pod}/`)) this.logs.delete(key);
     this.events.emit(`deleted:${namespace}/${pod}`);
   }
 

@@ -16,7 +16,10 @@ function successStatus(): JsonObject {
 
 function containerNames(pod: JsonObject): string[] {
   const spec = isJsonObject(pod["spec"]) ? pod["spec"] : {};
-  const list = [...((spec["initContainers"] as JsonObject[] | undefined) ?? []), ...((spec["containers"] as JsonObject[] | undefined) ?? [])];
+  const list = [
+    ...((spec["initContainers"] as JsonObject[] | undefined) ?? []),
+    ...((spec["containers"] as JsonObject[] | undefined) ?? []),
+  ];
   return list.map((c) => String(c["name"] ?? ""));
 }
 
@@ -38,7 +41,8 @@ export function handlePodLog(
   const names = containerNames(pod);
   let container = query.get("container") ?? "";
   if (container === "") {
-    const main = ((pod["spec"] as JsonObject | undefined)?.["containers"] as JsonObject[] | undefined) ?? [];
+    const main =
+      ((pod["spec"] as JsonObject | undefined)?.["containers"] as JsonObject[] | undefined) ?? [];
     if (main.length !== 1) {
       throw newBadRequest(
         `a container name must be specified for pod ${name}, choose one of: [${main.map((c) => String(c["name"])).join(" ")}]`,
@@ -53,13 +57,15 @@ export function handlePodLog(
   const since = query.get("sinceSeconds");
   const limitRaw = query.get("limitBytes");
   let limit = limitRaw ? Number(limitRaw) : Infinity;
-  const format = (l: { time: string; text: string }): string => `${timestamps ? `${l.time} ` : ""}${l.text}\n`;
+  const format = (l: { time: string; text: string }): string =>
+    `${timestamps ? `${l.time} ` : ""}${l.text}\n`;
   let lines = [...ctx.podLogs.lines(namespace, name, container)];
   if (since) {
     const cutoff = ctx.clock.now() - Number(since) * 1000;
     lines = lines.filter((l) => Date.parse(l.time) >= cutoff);
   }
-  if (tail !== null && Number(tail) >= 0) lines = lines.slice(Math.max(0, lines.length - Number(tail)));
+  if (tail !== null && Number(tail) >= 0)
+    lines = lines.slice(Math.max(0, lines.length - Number(tail)));
   res.writeHead(200, { "Content-Type": "text/plain", "Transfer-Encoding": "chunked" });
   const write = (text: string): boolean => {
     if (limit <= 0) return false;
@@ -127,17 +133,24 @@ export async function handleBinding(
   const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
   const target = isJsonObject(body) && isJsonObject(body["target"]) ? body["target"] : undefined;
   const node = target?.["name"];
-  if (typeof node !== "string" || node === "") throw newBadRequest("Binding target name is required");
+  if (typeof node !== "string" || node === "")
+    throw newBadRequest("Binding target name is required");
   const ops = new ResourceOperations(ctx);
   const pod = ops.getExisting(entry, namespace, name);
-  ops.update(entry, namespace, name, { ...pod, spec: { ...((pod["spec"] as JsonObject | undefined) ?? {}), nodeName: node } }, {
-    dryRun: false,
-    fieldManager: "kube-scheduler",
-    fieldValidation: "Ignore",
-    warnings: [],
-    subresource: "",
-    isPatch: true,
-  });
+  ops.update(
+    entry,
+    namespace,
+    name,
+    { ...pod, spec: { ...((pod["spec"] as JsonObject | undefined) ?? {}), nodeName: node } },
+    {
+      dryRun: false,
+      fieldManager: "kube-scheduler",
+      fieldValidation: "Ignore",
+      warnings: [],
+      subresource: "",
+      isPatch: true,
+    },
+  );
   sendJson(res, 201, successStatus());
 }
 
@@ -157,8 +170,12 @@ export async function handleTokenRequest(
     throw newNotFound({ group: "", resource: "serviceaccounts" }, name);
   }
   const spec = isJsonObject(body) && isJsonObject(body["spec"]) ? body["spec"] : {};
-  const audiences = Array.isArray(spec["audiences"]) && spec["audiences"].length > 0 ? spec["audiences"] : ["https://kubernetes.default.svc.cluster.local"];
-  const expirationSeconds = typeof spec["expirationSeconds"] === "number" ? spec["expirationSeconds"] : 3600;
+  const audiences =
+    Array.isArray(spec["audiences"]) && spec["audiences"].length > 0
+      ? spec["audiences"]
+      : ["https://kubernetes.default.svc.cluster.local"];
+  const expirationSeconds =
+    typeof spec["expirationSeconds"] === "number" ? spec["expirationSeconds"] : 3600;
   const now = ctx.clock.now();
   const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString("base64url");
   const unsigned = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({

@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "../../core/json.js";
-import { newBadRequest, newResourceExpired, newTooLargeResourceVersion } from "../../core/status.js";
+import {
+  newBadRequest,
+  newResourceExpired,
+  newTooLargeResourceVersion,
+} from "../../core/status.js";
 import { encodeList, encodeObject, type ListMeta } from "./object-encoding.js";
 import {
   checkFieldSelector,
@@ -86,7 +90,8 @@ export function listObjects(
     } else if (
       opts.resourceVersion !== undefined &&
       opts.resourceVersion !== "0" &&
-      (opts.resourceVersionMatch === "Exact" || (opts.resourceVersionMatch === undefined && opts.limit > 0))
+      (opts.resourceVersionMatch === "Exact" ||
+        (opts.resourceVersionMatch === undefined && opts.limit > 0))
     ) {
       snapshotRv = Number(opts.resourceVersion);
       source = storage.snapshotAt(entry.storageId, snapshotRv);

@@ -115,7 +115,13 @@ export class ResourceRegistry {
           kind: "Scale",
         });
       if (sub["status"])
-        subresources.push({ name: "status", verbs: ["get", "patch", "update"], group, version, kind });
+        subresources.push({
+          name: "status",
+          verbs: ["get", "patch", "update"],
+          group,
+          version,
+          kind,
+        });
       const info: ServedResource = {
         group,
         version,
@@ -132,7 +138,9 @@ export class ResourceRegistry {
         subresources,
         custom: {
           crdName: name,
-          printerColumns: ((v["additionalPrinterColumns"] as unknown as PrinterColumn[]) ?? []).slice(),
+          printerColumns: (
+            (v["additionalPrinterColumns"] as unknown as PrinterColumn[]) ?? []
+          ).slice(),
           ...(scale
             ? {
                 scale: {
@@ -160,7 +168,8 @@ export class ResourceRegistry {
   removeCrd(name: string): void {
     const entries = this.crdEntries.get(name);
     if (!entries) return;
-    for (const e of entries) this.byPath.delete(`${e.info.group}/${e.info.version}/${e.info.plural}`);
+    for (const e of entries)
+      this.byPath.delete(`${e.info.group}/${e.info.version}/${e.info.plural}`);
     this.crdEntries.delete(name);
     this.generation++;
   }

@@ -13,7 +13,10 @@ import { parseContentType } from "./media-type.js";
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
 /** Reads a request body, answering 413 past the limit. */
-export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+export async function readBody(
+  req: IncomingMessage,
+  limit = MAX_REQUEST_BODY_BYTES,
+): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
@@ -34,7 +37,11 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BY
 }
 
 /** The media types accepted for object bodies (create, update). */
-const OBJECT_MEDIA_TYPES = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+const OBJECT_MEDIA_TYPES = [
+  "application/json",
+  "application/yaml",
+  "application/vnd.kubernetes.protobuf",
+];
 
 /**
  * Decodes an object body by its Content-Type: JSON (also when the header is missing, as

@@ -1,7 +1,6 @@
 /** What a request to the embedded server addresses, parsed from its method and path. */
 export type RequestInfo =
-  | { readonly kind: "nonResource"; readonly path: string }
-  | ResourceRequestInfo;
+  { readonly kind: "nonResource"; readonly path: string } | ResourceRequestInfo;
 
 /** A request for a resource (or a collection, or a subresource). */
 export interface ResourceRequestInfo {
@@ -30,7 +29,11 @@ export function isWatchParam(value: string | null): boolean {
  * Parses a path like kube-apiserver's RequestInfoResolver. Returns `undefined` for paths
  * that can only be a 404 (e.g. `/apis/g` with too many segments).
  */
-export function parseRequestInfo(method: string, pathname: string, watchParam: string | null): RequestInfo | undefined {
+export function parseRequestInfo(
+  method: string,
+  pathname: string,
+  watchParam: string | null,
+): RequestInfo | undefined {
   const parts = pathname.split("/").filter((p) => p !== "");
   let rest: string[];
   let group: string;
@@ -65,7 +68,12 @@ export function parseRequestInfo(method: string, pathname: string, watchParam: s
   switch (method) {
     case "GET":
     case "HEAD":
-      verb = legacyWatch || (isCollection && isWatchParam(watchParam)) ? "watch" : isCollection ? "list" : "get";
+      verb =
+        legacyWatch || (isCollection && isWatchParam(watchParam))
+          ? "watch"
+          : isCollection
+            ? "list"
+            : "get";
       break;
     case "POST":
       verb = "create";

@@ -71,7 +71,9 @@ function apiVersionOf(entry: ResourceEntry): string {
 
 /** The field-table message of an entry's kind; undefined for custom resources. */
 export function messageNameOf(entry: ResourceEntry): string | undefined {
-  return entry.info.custom ? undefined : messageNameForKind(entry.info.group, entry.info.version, entry.info.kind);
+  return entry.info.custom
+    ? undefined
+    : messageNameForKind(entry.info.group, entry.info.version, entry.info.kind);
 }
 
 function hasStatusSubresource(entry: ResourceEntry): boolean {
@@ -91,7 +93,14 @@ function specLike(obj: JsonObject): JsonObject {
 }
 
 function unknownError(code: number, message: string): StatusError {
-  return new StatusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, code });
+  return new StatusError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    code,
+  });
 }
 
 /**
@@ -127,7 +136,9 @@ export class ResourceOperations {
     if (!entry.info.namespaced) return;
     const bodyNs = meta["namespace"];
     if (typeof bodyNs === "string" && bodyNs !== "" && bodyNs !== namespace) {
-      throw newBadRequest("the namespace of the provided object does not match the namespace sent on the request");
+      throw newBadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
     }
   }
 
@@ -157,11 +168,19 @@ export class ResourceOperations {
   }
 
   private validate(entry: ResourceEntry, obj: JsonObject, extra: FieldError[] = []): void {
-    const errors = [...validateObjectMeta(metaOf(obj), entry.policy, entry.info.namespaced), ...extra];
-    const crdErrors = entry.storageId === "apiextensions.k8s.io/customresourcedefinitions" ? validateCrd(obj) : [];
+    const errors = [
+      ...validateObjectMeta(metaOf(obj), entry.policy, entry.info.namespaced),
+      ...extra,
+    ];
+    const crdErrors =
+      entry.storageId === "apiextensions.k8s.io/customresourcedefinitions" ? validateCrd(obj) : [];
     errors.push(...crdErrors);
     if (errors.length > 0) {
-      throw newInvalid({ group: entry.info.group, kind: entry.info.kind }, String(metaOf(obj)["name"] ?? ""), errors);
+      throw newInvalid(
+        { group: entry.info.group, kind: entry.info.kind },
+        String(metaOf(obj)["name"] ?? ""),
+        errors,
+      );
     }
   }
 
@@ -189,13 +208,26 @@ export class ResourceOperations {
     if (typeof rv === "string" && rv !== "") {
       throw unknownError(500, "resourceVersion should not be set on objects to be created");
     }
-    const generateName = typeof inMeta["generateName"] === "string" ? (inMeta["generateName"] as string) : "";
+    const generateName =
+      typeof inMeta["generateName"] === "string" ? (inMeta["generateName"] as string) : "";
     const givenName = typeof inMeta["name"] === "string" ? (inMeta["name"] as string) : "";
     this.admitNamespace(entry, namespace, givenName || generateName || "Unknown");
 
-    let obj = enforceKnownFields(withTypeMeta(entry, body), messageNameOf(entry), opts.fieldValidation, opts.warnings);
+    let obj = enforceKnownFields(
+      withTypeMeta(entry, body),
+      messageNameOf(entry),
+      opts.fieldValidation,
+      opts.warnings,
+    );
     const meta: JsonObject = { ...metaOf(obj) };
-    for (const k of ["uid", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]) delete meta[k];
+    for (const k of [
+      "uid",
+      "resourceVersion",
+      "deletionTimestamp",
+      "deletionGracePeriodSeconds",
+      "selfLink",
+    ])
+      delete meta[k];
     if (entry.info.namespaced) meta["namespace"] = namespace;
     else delete meta["namespace"];
     meta["uid"] = randomUUID();
@@ -204,11 +236,15 @@ export class ResourceOperations {
     else delete meta["generation"];
     obj = { ...obj, metadata: meta };
     if (hasStatusSubresource(entry)) delete obj["status"];
-    obj = normalizeTypedObject(applyDefaults(entry, applyCreateDefaults(entry, obj)), messageNameOf(entry));
+    obj = normalizeTypedObject(
+      applyDefaults(entry, applyCreateDefaults(entry, obj)),
+      messageNameOf(entry),
+    );
 
     let attempts = givenName === "" && generateName !== "" ? GENERATE_NAME_ATTEMPTS : 1;
     for (;;) {
-      const name = givenName !== "" ? givenName : generateName !== "" ? generateNameFrom(generateName) : "";
+      const name =
+        givenName !== "" ? givenName : generateName !== "" ? generateNameFrom(generateName) : "";
       const candidate: JsonObject = { ...obj, metadata: { ...metaOf(obj), name } };
       this.validate(entry, candidate);
       const key = storageKey(entry, namespace, name);
@@ -231,7 +267,10 @@ export class ResourceOperations {
           time: this.now(),
           messageName: messageNameOf(entry),
         });
-      const final: JsonObject = { ...candidate, metadata: { ...metaOf(candidate), managedFields: managed as unknown as JsonValue } };
+      const final: JsonObject = {
+        ...candidate,
+        metadata: { ...metaOf(candidate), managedFields: managed as unknown as JsonValue },
+      };
       if (opts.dryRun) return { ...final, metadata: { ...metaOf(final), resourceVersion: "" } };
       return this.ctx.storage.commit(entry.storageId, key, final).object;
     }
@@ -268,7 +307,9 @@ export class ResourceOperations {
     this.checkNamespace(entry, namespace, inMeta);
     const bodyName = inMeta["name"];
     if (typeof bodyName === "string" && bodyName !== "" && bodyName !== name) {
-      throw newBadRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+      throw newBadRequest(
+        `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+      );
     }
     const key = storageKey(entry, namespace, name);
     const existing = this.ctx.storage.get(entry.storageId, key);
@@ -276,7 +317,10 @@ export class ResourceOperations {
       if (entry.policy.allowCreateOnUpdate && opts.subresource === "" && !opts.isPatch) {
         const rv = inMeta["resourceVersion"];
         if (typeof rv === "string" && rv !== "") throw newNotFound(groupResource(entry), name);
-        return { object: this.create(entry, namespace, { ...body, metadata: { ...inMeta, name } }, opts), created: true };
+        return {
+          object: this.create(entry, namespace, { ...body, metadata: { ...inMeta, name } }, opts),
+          created: true,
+        };
       }
       throw newNotFound(groupResource(entry), name);
     }
@@ -305,7 +349,12 @@ export class ResourceOperations {
       );
     }
 
-    let next = enforceKnownFields(withTypeMeta(entry, body), messageNameOf(entry), opts.fieldValidation, opts.warnings);
+    let next = enforceKnownFields(
+      withTypeMeta(entry, body),
+      messageNameOf(entry),
+      opts.fieldValidation,
+      opts.warnings,
+    );
     if (opts.subresource === "status") {
       next = { ...existing, status: next["status"] ?? null };
       if (next["status"] === null) delete next["status"];
@@ -315,7 +364,13 @@ export class ResourceOperations {
       else delete next["status"];
     }
     const nextMeta: JsonObject = { ...metaOf(next) };
-    for (const k of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"]) {
+    for (const k of [
+      "uid",
+      "creationTimestamp",
+      "deletionTimestamp",
+      "deletionGracePeriodSeconds",
+      "generation",
+    ]) {
       if (oldMeta[k] !== undefined) nextMeta[k] = oldMeta[k] as JsonValue;
       else delete nextMeta[k];
     }
@@ -330,7 +385,9 @@ export class ResourceOperations {
     const extraErrors: FieldError[] = [];
     if (oldMeta["deletionTimestamp"]) {
       const before = new Set((oldMeta["finalizers"] as string[] | undefined) ?? []);
-      const added = ((nextMeta["finalizers"] as string[] | undefined) ?? []).filter((f) => !before.has(f));
+      const added = ((nextMeta["finalizers"] as string[] | undefined) ?? []).filter(
+        (f) => !before.has(f),
+      );
       if (added.length > 0) {
         extraErrors.push(
           fieldForbidden(
@@ -340,9 +397,19 @@ export class ResourceOperations {
         );
       }
     }
-    const givenManaged = opts.managedFieldsOverride ?? (Array.isArray(inMeta["managedFields"]) ? (inMeta["managedFields"] as unknown as ManagedFieldsEntry[]) : undefined);
-    const baseManaged = givenManaged ?? ((oldMeta["managedFields"] as unknown as ManagedFieldsEntry[] | undefined) ?? []);
-    next = normalizeTypedObject(applyDefaults(entry, { ...next, metadata: nextMeta }), messageNameOf(entry));
+    const givenManaged =
+      opts.managedFieldsOverride ??
+      (Array.isArray(inMeta["managedFields"])
+        ? (inMeta["managedFields"] as unknown as ManagedFieldsEntry[])
+        : undefined);
+    const baseManaged =
+      givenManaged ??
+      (oldMeta["managedFields"] as unknown as ManagedFieldsEntry[] | undefined) ??
+      [];
+    next = normalizeTypedObject(
+      applyDefaults(entry, { ...next, metadata: nextMeta }),
+      messageNameOf(entry),
+    );
     this.validate(entry, next, extraErrors);
     const managed = opts.managedFieldsOverride
       ? opts.managedFieldsOverride
@@ -365,7 +432,13 @@ export class ResourceOperations {
       if (opts.dryRun) return { object: next, created: false };
       const event = this.ctx.storage.commit(entry.storageId, key, null);
       return {
-        object: { ...next, metadata: { ...finalMeta, resourceVersion: metaOf(event.object)["resourceVersion"] as JsonValue } },
+        object: {
+          ...next,
+          metadata: {
+            ...finalMeta,
+            resourceVersion: metaOf(event.object)["resourceVersion"] as JsonValue,
+          },
+        },
         created: false,
       };
     }
@@ -378,7 +451,12 @@ export class ResourceOperations {
    * foregroundDeletion finalizer a propagation policy adds), by setting deletionTimestamp.
    * Namespaces enter Terminating and are emptied by the namespace controller.
    */
-  delete(entry: ResourceEntry, namespace: string, name: string, opts: DeleteRequestOptions): DeleteResult {
+  delete(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    opts: DeleteRequestOptions,
+  ): DeleteResult {
     const key = storageKey(entry, namespace, name);
     const existing = this.getExisting(entry, namespace, name);
     const meta = metaOf(existing);
@@ -410,7 +488,10 @@ export class ResourceOperations {
         status: { ...((existing["status"] as JsonObject | undefined) ?? {}), phase: "Terminating" },
       };
       if (opts.dryRun) return { object: terminating, removed: false };
-      return { object: this.ctx.storage.commit(entry.storageId, key, terminating).object, removed: false };
+      return {
+        object: this.ctx.storage.commit(entry.storageId, key, terminating).object,
+        removed: false,
+      };
     }
     const finalizers = new Set((meta["finalizers"] as string[] | undefined) ?? []);
     let status = existing["status"];
@@ -421,7 +502,8 @@ export class ResourceOperations {
         status: "True",
         lastTransitionTime: this.now(),
         reason: "InstanceDeletionPending",
-        message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        message:
+          "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
       });
     }
     let policy = opts.propagationPolicy;
@@ -431,7 +513,10 @@ export class ResourceOperations {
     if (policy === "Foreground") finalizers.add("foregroundDeletion");
     if (finalizers.size > 0) {
       if (meta["deletionTimestamp"]) return { object: existing, removed: false };
-      const generation = typeof meta["generation"] === "number" && meta["generation"] > 0 ? meta["generation"] + 1 : meta["generation"];
+      const generation =
+        typeof meta["generation"] === "number" && meta["generation"] > 0
+          ? meta["generation"] + 1
+          : meta["generation"];
       const marked: JsonObject = {
         ...existing,
         ...(status !== undefined ? { status } : {}),
@@ -444,26 +529,43 @@ export class ResourceOperations {
         },
       };
       if (opts.dryRun) return { object: marked, removed: false };
-      return { object: this.ctx.storage.commit(entry.storageId, key, marked).object, removed: false };
+      return {
+        object: this.ctx.storage.commit(entry.storageId, key, marked).object,
+        removed: false,
+      };
     }
     if (opts.dryRun) return { object: existing, removed: true };
     return { object: this.ctx.storage.commit(entry.storageId, key, null).object, removed: true };
   }
 
   /** Removes one finalizer from an object (controllers), completing its deletion when none remain. */
-  removeFinalizer(entry: ResourceEntry, namespace: string, name: string, finalizer: string, manager: string): void {
+  removeFinalizer(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    finalizer: string,
+    manager: string,
+  ): void {
     const obj = this.ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
     if (!obj) return;
     const meta = metaOf(obj);
-    const finalizers = ((meta["finalizers"] as string[] | undefined) ?? []).filter((f) => f !== finalizer);
-    this.update(entry, namespace, name, { ...obj, metadata: { ...meta, finalizers } }, {
-      dryRun: false,
-      fieldManager: manager,
-      fieldValidation: "Ignore",
-      warnings: [],
-      subresource: "",
-      isPatch: true,
-    });
+    const finalizers = ((meta["finalizers"] as string[] | undefined) ?? []).filter(
+      (f) => f !== finalizer,
+    );
+    this.update(
+      entry,
+      namespace,
+      name,
+      { ...obj, metadata: { ...meta, finalizers } },
+      {
+        dryRun: false,
+        fieldManager: manager,
+        fieldValidation: "Ignore",
+        warnings: [],
+        subresource: "",
+        isPatch: true,
+      },
+    );
   }
 }
 
@@ -500,7 +602,13 @@ function applyCreateDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject 
     case "/namespaces": {
       return {
         ...obj,
-        metadata: { ...meta, labels: { ...((meta["labels"] as JsonObject | undefined) ?? {}), "kubernetes.io/metadata.name": String(meta["name"] ?? "") } },
+        metadata: {
+          ...meta,
+          labels: {
+            ...((meta["labels"] as JsonObject | undefined) ?? {}),
+            "kubernetes.io/metadata.name": String(meta["name"] ?? ""),
+          },
+        },
         spec: { finalizers: ["kubernetes"] },
         status: { phase: "Active" },
       };
@@ -518,7 +626,9 @@ function applyCreateDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject 
       }
       if (Array.isArray(spec["ports"])) {
         spec["ports"] = spec["ports"].map((p) =>
-          isJsonObject(p) ? { protocol: "TCP", ...p, targetPort: p["targetPort"] ?? p["port"] ?? null } : p,
+          isJsonObject(p)
+            ? { protocol: "TCP", ...p, targetPort: p["targetPort"] ?? p["port"] ?? null }
+            : p,
         );
       }
       return { ...obj, spec, status: { loadBalancer: {} } };
@@ -533,10 +643,16 @@ function applyCreateDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject 
     case "apiextensions.k8s.io/customresourcedefinitions": {
       const spec = (obj["spec"] as JsonObject | undefined) ?? {};
       const versions = (spec["versions"] as JsonObject[] | undefined) ?? [];
-      const storage = versions.filter((v) => v["storage"] === true).map((v) => v["name"] as JsonValue);
+      const storage = versions
+        .filter((v) => v["storage"] === true)
+        .map((v) => v["name"] as JsonValue);
       return {
         ...obj,
-        status: { conditions: [], acceptedNames: { plural: "", kind: "" }, storedVersions: storage },
+        status: {
+          conditions: [],
+          acceptedNames: { plural: "", kind: "" },
+          storedVersions: storage,
+        },
       };
     }
     default:
@@ -552,20 +668,36 @@ function validateCrd(crd: JsonObject): FieldError[] {
   const names = isJsonObject(spec["names"]) ? spec["names"] : {};
   const group = spec["group"];
   const plural = names["plural"];
-  if (typeof group !== "string" || group === "") errors.push(fieldInvalid("spec.group", group ?? "", "must be a non-empty string"));
-  if (typeof plural !== "string" || plural === "") errors.push(fieldInvalid("spec.names.plural", plural ?? "", "must be a non-empty string"));
-  if (typeof names["kind"] !== "string" || names["kind"] === "") errors.push(fieldInvalid("spec.names.kind", names["kind"] ?? "", "must be a non-empty string"));
+  if (typeof group !== "string" || group === "")
+    errors.push(fieldInvalid("spec.group", group ?? "", "must be a non-empty string"));
+  if (typeof plural !== "string" || plural === "")
+    errors.push(fieldInvalid("spec.names.plural", plural ?? "", "must be a non-empty string"));
+  if (typeof names["kind"] !== "string" || names["kind"] === "")
+    errors.push(fieldInvalid("spec.names.kind", names["kind"] ?? "", "must be a non-empty string"));
   const name = metaOf(crd)["name"];
   if (typeof group === "string" && typeof plural === "string" && name !== `${plural}.${group}`) {
-    errors.push(fieldInvalid("metadata.name", name ?? "", `must be spec.names.plural+"."+spec.group`));
+    errors.push(
+      fieldInvalid("metadata.name", name ?? "", `must be spec.names.plural+"."+spec.group`),
+    );
   }
   if (spec["scope"] !== "Namespaced" && spec["scope"] !== "Cluster") {
-    errors.push(fieldInvalid("spec.scope", spec["scope"] ?? "", 'must be "Namespaced" or "Cluster"'));
+    errors.push(
+      fieldInvalid("spec.scope", spec["scope"] ?? "", 'must be "Namespaced" or "Cluster"'),
+    );
   }
   const versions = Array.isArray(spec["versions"]) ? spec["versions"] : [];
-  if (versions.length === 0) errors.push(fieldInvalid("spec.versions", [], "must have exactly one version marked as storage version"));
+  if (versions.length === 0)
+    errors.push(
+      fieldInvalid("spec.versions", [], "must have exactly one version marked as storage version"),
+    );
   else if (versions.filter((v) => isJsonObject(v) && v["storage"] === true).length !== 1) {
-    errors.push(fieldInvalid("spec.versions", versions as JsonValue, "must have exactly one version marked as storage version"));
+    errors.push(
+      fieldInvalid(
+        "spec.versions",
+        versions as JsonValue,
+        "must have exactly one version marked as storage version",
+      ),
+    );
   }
   return errors;
 }

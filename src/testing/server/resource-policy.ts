@@ -90,7 +90,10 @@ const GENERATION_KINDS = new Set([
 ]);
 
 const CREATE_ON_UPDATE = new Set(["coordination.k8s.io/Lease", "/Endpoints", "/Event"]);
-const NO_UNCONDITIONAL_UPDATE = new Set(["coordination.k8s.io/Lease", "apiextensions.k8s.io/CustomResourceDefinition"]);
+const NO_UNCONDITIONAL_UPDATE = new Set([
+  "coordination.k8s.io/Lease",
+  "apiextensions.k8s.io/CustomResourceDefinition",
+]);
 const RETURNS_OBJECT = new Set([
   "/Pod",
   "/ServiceAccount",

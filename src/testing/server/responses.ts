@@ -51,5 +51,6 @@ export function addWarning(res: ServerResponse, text: string): void {
   const value = `299 - ${JSON.stringify(text)}`;
   const existing = res.getHeader("Warning");
   if (existing === undefined) res.setHeader("Warning", [value]);
-  else res.setHeader("Warning", [...(Array.isArray(existing) ? existing : [String(existing)]), value]);
+  else
+    res.setHeader("Warning", [...(Array.isArray(existing) ? existing : [String(existing)]), value]);
 }

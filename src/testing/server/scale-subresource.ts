@@ -32,7 +32,9 @@ function selectorString(entry: ResourceEntry, obj: JsonObject): string {
     return LabelSelector.fromSet(selector as Record<string, string>).toString();
   }
   try {
-    return LabelSelector.fromLabelSelector(selector as Parameters<typeof LabelSelector.fromLabelSelector>[0]).toString();
+    return LabelSelector.fromLabelSelector(
+      selector as Parameters<typeof LabelSelector.fromLabelSelector>[0],
+    ).toString();
   } catch {
     return "";
   }
@@ -56,7 +58,10 @@ export function toScale(entry: ResourceEntry, obj: JsonObject): JsonObject {
       creationTimestamp: meta["creationTimestamp"] ?? null,
     },
     spec: { ...(typeof specReplicas === "number" ? { replicas: specReplicas } : {}) },
-    status: { replicas: typeof statusReplicas === "number" ? statusReplicas : 0, ...(selector ? { selector } : {}) },
+    status: {
+      replicas: typeof statusReplicas === "number" ? statusReplicas : 0,
+      ...(selector ? { selector } : {}),
+    },
   };
 }
 
@@ -67,10 +72,15 @@ export function toScale(entry: ResourceEntry, obj: JsonObject): JsonObject {
 export function fromScale(entry: ResourceEntry, parent: JsonObject, scale: JsonObject): JsonObject {
   const spec = isJsonObject(scale["spec"]) ? scale["spec"] : {};
   const replicas = spec["replicas"];
-  if (replicas !== undefined && (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0)) {
-    throw newInvalid({ group: "autoscaling", kind: "Scale" }, String(metaOf(parent)["name"] ?? ""), [
-      fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0"),
-    ]);
+  if (
+    replicas !== undefined &&
+    (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0)
+  ) {
+    throw newInvalid(
+      { group: "autoscaling", kind: "Scale" },
+      String(metaOf(parent)["name"] ?? ""),
+      [fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0")],
+    );
   }
   const path = entry.info.custom?.scale?.specReplicasPath ?? ".spec.replicas";
   const updated = writePath(parent, path, replicas ?? 0);
@@ -78,6 +88,10 @@ export function fromScale(entry: ResourceEntry, parent: JsonObject, scale: JsonO
   const rv = scaleMeta["resourceVersion"];
   return {
     ...updated,
-    metadata: { ...metaOf(parent), resourceVersion: typeof rv === "string" && rv !== "" ? rv : (metaOf(parent)["resourceVersion"] as JsonValue) },
+    metadata: {
+      ...metaOf(parent),
+      resourceVersion:
+        typeof rv === "string" && rv !== "" ? rv : (metaOf(parent)["resourceVersion"] as JsonValue),
+    },
   };
 }

@@ -33,15 +33,17 @@ function normalizeMessage(obj: JsonObject, messageName: string, depth: number): 
     if (!location) continue;
     const field = location.field;
     let next: JsonValue | undefined = value;
-    const emptyMap = field.map !== undefined && isJsonObject(value) && Object.keys(value).length === 0;
+    const emptyMap =
+      field.map !== undefined && isJsonObject(value) && Object.keys(value).length === 0;
     if (field.omitempty && ((!field.pointer && (isZero(value) || emptyMap)) || value === null)) {
       next = undefined;
     } else if (field.map && field.map.valueIsMessage && isJsonObject(value)) {
       next = mapValues(value, (v) => normalizeValue(v, field.map?.value ?? "", depth + 1));
     } else if (field.isMessage && field.type !== SPECIAL_MESSAGES.rawExtension) {
-      next = field.repeated && Array.isArray(value)
-        ? mapArray(value, (v) => normalizeValue(v, field.type, depth + 1))
-        : normalizeValue(value, field.type, depth + 1);
+      next =
+        field.repeated && Array.isArray(value)
+          ? mapArray(value, (v) => normalizeValue(v, field.type, depth + 1))
+          : normalizeValue(value, field.type, depth + 1);
     }
     if (next !== value) {
       out ??= { ...obj };

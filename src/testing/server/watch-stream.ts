@@ -57,7 +57,10 @@ export class WatchStream {
     if (this.closed || this.stalled) return;
     const object: JsonObject = {
       kind: this.entry.info.kind,
-      apiVersion: this.entry.info.group === "" ? this.entry.info.version : `${this.entry.info.group}/${this.entry.info.version}`,
+      apiVersion:
+        this.entry.info.group === ""
+          ? this.entry.info.version
+          : `${this.entry.info.group}/${this.entry.info.version}`,
       metadata: { resourceVersion: String(rv), ...(annotations ? { annotations } : {}) },
     };
     this.writeFrame(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`);
@@ -135,7 +138,10 @@ export class WatchStream {
     switch (this.format.kind) {
       case "table":
         objectText = JSON.stringify(
-          toTable([obj], this.entry.info, { includeObject: this.format.includeObject, now: this.ctx.clock.now() }),
+          toTable([obj], this.entry.info, {
+            includeObject: this.format.includeObject,
+            now: this.ctx.clock.now(),
+          }),
         );
         break;
       case "metadata":

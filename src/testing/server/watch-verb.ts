@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { FieldSelector } from "../../core/field-selector.js";
 import { newBadRequest, newResourceExpired } from "../../core/status.js";
-import { checkFieldSelector, objectFilter, parseListOptions, type ListOptions } from "./list-options.js";
+import {
+  checkFieldSelector,
+  objectFilter,
+  parseListOptions,
+  type ListOptions,
+} from "./list-options.js";
 import { negotiateOutput } from "./output-format.js";
 import type { ResourceEntry } from "./registry.js";
 import type { ServerContext } from "./server-context.js";
@@ -48,17 +53,31 @@ export function handleWatch(
     if (given !== undefined && given !== legacyName) {
       throw newBadRequest("fieldSelector metadata.name doesn't match requested name");
     }
-    const terms = [...opts.fieldSelector.requirements.map((r) => `${r.field}${r.operator}${r.value.replace(/([\\,=])/g, "\\$1")}`), `metadata.name=${legacyName}`];
+    const terms = [
+      ...opts.fieldSelector.requirements.map(
+        (r) => `${r.field}${r.operator}${r.value.replace(/([\\,=])/g, "\\$1")}`,
+      ),
+      `metadata.name=${legacyName}`,
+    ];
     opts = { ...opts, fieldSelector: FieldSelector.parse(terms.join(",")) };
   }
   checkFieldSelector(entry, opts.fieldSelector);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
   const filter = objectFilter(entry, namespace, opts);
-  const stream = new WatchStream(ctx, entry, res, format, filter, opts.allowWatchBookmarks || opts.sendInitialEvents === true, (s) =>
-    watches.remove(s),
+  const stream = new WatchStream(
+    ctx,
+    entry,
+    res,
+    format,
+    filter,
+    opts.allowWatchBookmarks || opts.sendInitialEvents === true,
+    (s) => watches.remove(s),
   );
   watches.add(stream);
-  const timeoutMs = opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : defaultTimeoutMs();
+  const timeoutMs =
+    opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0
+      ? opts.timeoutSeconds * 1000
+      : defaultTimeoutMs();
   stream.open(timeoutMs);
   const storage = ctx.storage;
   const rv = opts.resourceVersion;
@@ -68,7 +87,8 @@ export function handleWatch(
     return;
   }
   if (opts.sendInitialEvents === true || rv === undefined || rv === "0") {
-    for (const [, obj] of storage.current(entry.storageId)) if (filter(obj)) stream.sendObject("ADDED", obj);
+    for (const [, obj] of storage.current(entry.storageId))
+      if (filter(obj)) stream.sendObject("ADDED", obj);
     if (opts.sendInitialEvents === true) {
       stream.sendBookmark(Math.max(storage.currentRevision, rv !== undefined ? Number(rv) : 0), {
         [INITIAL_EVENTS_END_ANNOTATION]: "true",
@@ -82,7 +102,9 @@ export function handleWatch(
     storage.assertReplayable(from);
   } catch (err) {
     if (err instanceof RevisionCompactedError) {
-      stream.fail(newResourceExpired(`too old resource version: ${from} (${err.oldestAvailable})`).status);
+      stream.fail(
+        newResourceExpired(`too old resource version: ${from} (${err.oldestAvailable})`).status,
+      );
       return;
     }
     throw err;

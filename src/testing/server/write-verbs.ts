@@ -10,7 +10,10 @@ import {
   newUnsupportedMediaType,
   StatusError,
 } from "../../core/status.js";
-import { applyStrategicMergePatch, StrategicMergePatchError } from "../../core/strategic-merge-patch.js";
+import {
+  applyStrategicMergePatch,
+  StrategicMergePatchError,
+} from "../../core/strategic-merge-patch.js";
 import { encodeList, encodeObject } from "./object-encoding.js";
 import { ApplyConflictError, serverSideApply, type ManagedFieldsEntry } from "./managed-fields.js";
 import { parseContentType } from "./media-type.js";
@@ -62,10 +65,18 @@ function respond(
   res.end(body);
 }
 
-function respondRaw(res: ServerResponse, code: number, value: unknown, warnings: readonly string[] = []): void {
+function respondRaw(
+  res: ServerResponse,
+  code: number,
+  value: unknown,
+  warnings: readonly string[] = [],
+): void {
   for (const w of warnings) addWarning(res, w);
   const body = JSON.stringify(value);
-  res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.writeHead(code, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -129,7 +140,9 @@ function applyPatchDocument(
   try {
     switch (patchType) {
       case "application/json-patch+json":
-        return requireObject(applyJsonPatch(current, parseJsonBody(raw), { maxOperations: MAX_JSON_PATCH_OPERATIONS }));
+        return requireObject(
+          applyJsonPatch(current, parseJsonBody(raw), { maxOperations: MAX_JSON_PATCH_OPERATIONS }),
+        );
       case "application/merge-patch+json":
         return requireObject(applyMergePatch(current, parseJsonBody(raw)));
       default:
@@ -157,9 +170,11 @@ function applyPatchDocument(
     }
     if (err instanceof StrategicMergePatchError) {
       if (err.kind === "malformed") throw newBadRequest(err.message);
-      throw newInvalid({ group: entry.info.group, kind: entry.info.kind }, String(metaOf(current)["name"] ?? ""), [
-        { type: "FieldValueInvalid", field: err.path, detail: err.detail },
-      ]);
+      throw newInvalid(
+        { group: entry.info.group, kind: entry.info.kind },
+        String(metaOf(current)["name"] ?? ""),
+        [{ type: "FieldValueInvalid", field: err.path, detail: err.detail }],
+      );
     }
     throw err;
   }
@@ -172,7 +187,8 @@ function parseApplyBody(raw: Buffer): JsonObject {
   } catch (err) {
     throw newBadRequest(`error decoding YAML: ${(err as Error).message.split("\n")[0]}`);
   }
-  if (!isJsonObject(value)) throw newBadRequest("error decoding YAML: the apply configuration is not an object");
+  if (!isJsonObject(value))
+    throw newBadRequest("error decoding YAML: the apply configuration is not an object");
   return value;
 }
 
@@ -186,7 +202,11 @@ function applyConflictStatus(err: ApplyConflictError): StatusError {
     message: err.message,
     reason: "Conflict",
     details: {
-      causes: err.conflicts.map((c) => ({ reason: "FieldManagerConflict", message: c.message, field: c.field })),
+      causes: err.conflicts.map((c) => ({
+        reason: "FieldManagerConflict",
+        message: c.message,
+        field: c.field,
+      })),
     },
     code: 409,
   });
@@ -204,9 +224,16 @@ export async function handlePatch(
   query: URLSearchParams,
 ): Promise<void> {
   const raw = await readBody(req);
-  const patchType = req.headers["content-type"] ? parseContentType(req.headers["content-type"]).mediaType : "";
-  if (!PATCH_TYPES.includes(patchType) || (patchType === "application/strategic-merge-patch+json" && entry.info.custom)) {
-    const accepted = entry.info.custom ? PATCH_TYPES.filter((t) => !t.startsWith("application/strategic")) : PATCH_TYPES;
+  const patchType = req.headers["content-type"]
+    ? parseContentType(req.headers["content-type"]).mediaType
+    : "";
+  if (
+    !PATCH_TYPES.includes(patchType) ||
+    (patchType === "application/strategic-merge-patch+json" && entry.info.custom)
+  ) {
+    const accepted = entry.info.custom
+      ? PATCH_TYPES.filter((t) => !t.startsWith("application/strategic"))
+      : PATCH_TYPES;
     throw newUnsupportedMediaType(
       `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
     );
@@ -233,8 +260,16 @@ export async function handlePatch(
   if (subresource === "scale") {
     const parent = ops.getExisting(entry, namespace, name);
     const scale = toScale(entry, parent);
-    const patched = isApply ? { ...scale, ...parseApplyBody(raw) } : applyPatchDocument(entry, patchType, scale, raw, "k8s.io.api.autoscaling.v1.Scale");
-    const { object } = ops.update(entry, namespace, name, fromScale(entry, parent, patched), updateOpts());
+    const patched = isApply
+      ? { ...scale, ...parseApplyBody(raw) }
+      : applyPatchDocument(entry, patchType, scale, raw, "k8s.io.api.autoscaling.v1.Scale");
+    const { object } = ops.update(
+      entry,
+      namespace,
+      name,
+      fromScale(entry, parent, patched),
+      updateOpts(),
+    );
     respondRaw(res, 200, toScale(entry, object), opts.warnings);
     return;
   }
@@ -244,27 +279,40 @@ export async function handlePatch(
     ops.checkTypeMeta(entry, applied);
     const appliedName = metaOf(applied)["name"];
     if (typeof appliedName === "string" && appliedName !== "" && appliedName !== name) {
-      throw newBadRequest(`the name of the object (${appliedName}) does not match the name on the URL (${name})`);
+      throw newBadRequest(
+        `the name of the object (${appliedName}) does not match the name on the URL (${name})`,
+      );
     }
-    const live = ctx.storage.get(entry.storageId, entry.info.namespaced ? `${namespace}/${name}` : name);
-    const apiVersion = entry.info.group === "" ? entry.info.version : `${entry.info.group}/${entry.info.version}`;
+    const live = ctx.storage.get(
+      entry.storageId,
+      entry.info.namespaced ? `${namespace}/${name}` : name,
+    );
+    const apiVersion =
+      entry.info.group === "" ? entry.info.version : `${entry.info.group}/${entry.info.version}`;
     let result: JsonObject;
     try {
-      result = serverSideApply(live, { ...applied, metadata: { ...metaOf(applied), name } }, {
-        manager: opts.fieldManager,
-        force: opts.force,
-        apiVersion,
-        ...(subresource !== "" ? { subresource } : {}),
-        time: formatTime(ctx.clock.now()),
-        messageName,
-      });
+      result = serverSideApply(
+        live,
+        { ...applied, metadata: { ...metaOf(applied), name } },
+        {
+          manager: opts.fieldManager,
+          force: opts.force,
+          apiVersion,
+          ...(subresource !== "" ? { subresource } : {}),
+          time: formatTime(ctx.clock.now()),
+          messageName,
+        },
+      );
     } catch (err) {
       if (err instanceof ApplyConflictError) throw applyConflictStatus(err);
       throw err;
     }
     const managed = metaOf(result)["managedFields"] as unknown as ManagedFieldsEntry[] | undefined;
     if (!live) {
-      const created = ops.create(entry, namespace, result, { ...opts, ...(managed ? { managedFieldsOverride: managed } : {}) });
+      const created = ops.create(entry, namespace, result, {
+        ...opts,
+        ...(managed ? { managedFieldsOverride: managed } : {}),
+      });
       respond(ctx, entry, req, res, query, 201, created, opts.warnings);
       return;
     }
@@ -312,7 +360,16 @@ export async function handleDelete(
     respondRaw(res, 200, deleteSuccessStatus(entry, result.object));
     return;
   }
-  respond(ctx, entry, req, res, query, !result.removed && opts.orphanDependents === false ? 202 : 200, result.object, []);
+  respond(
+    ctx,
+    entry,
+    req,
+    res,
+    query,
+    !result.removed && opts.orphanDependents === false ? 202 : 200,
+    result.object,
+    [],
+  );
 }
 
 /** DELETE on a collection: each matching object is deleted individually; the answer lists them as they were. */
@@ -328,14 +385,24 @@ export async function handleDeleteCollection(
   const opts = parseDeleteOptions(query, body);
   const listOpts = parseListOptions(query, false, ctx.behaviour.watchList);
   checkFieldSelector(entry, listOpts.fieldSelector);
-  const { items } = listObjects(ctx, entry, namespace, { ...listOpts, limit: 0, continueToken: undefined });
+  const { items } = listObjects(ctx, entry, namespace, {
+    ...listOpts,
+    limit: 0,
+    continueToken: undefined,
+  });
   const ops = new ResourceOperations(ctx);
   for (const item of items) {
     const meta = metaOf(item);
     ops.delete(entry, String(meta["namespace"] ?? ""), String(meta["name"]), opts);
   }
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
-  const { body: text, contentType } = encodeList(entry, items, { resourceVersion: String(ctx.storage.currentRevision) }, format, ctx.clock.now());
+  const { body: text, contentType } = encodeList(
+    entry,
+    items,
+    { resourceVersion: String(ctx.storage.currentRevision) },
+    format,
+    ctx.clock.now(),
+  );
   res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
   res.end(text);
 }
