@@ -1,4 +1,4 @@
-import { deepClone, deepEqual, isJsonObject } from "./json.js";
+import { deepClone, deepEqual, isJsonObject, ownValue, setOwnValue } from "./json.js";
 import type { JsonObject, JsonValue } from "./json.js";
 
 /**
@@ -136,7 +136,7 @@ function parseOperation(raw: unknown, index: number): JsonPatchOperation {
       `an operation must be a JSON object, got ${describeType(raw)}`,
     );
   }
-  const op = ownMember(raw, "op");
+  const op = ownValue(raw, "op");
   if (typeof op !== "string" || !OPS.has(op)) {
     const kind = typeof op === "string" ? op : "unknown";
     throw new JsonPatchError("malformed", index, `Unexpected kind: ${kind}`);
@@ -149,7 +149,7 @@ function parseOperation(raw: unknown, index: number): JsonPatchOperation {
     case "copy":
       return { op, from: pointerMember(raw, "from", index), path };
     default: {
-      const value = ownMember(raw, "value");
+      const value = ownValue(raw, "value");
       if (value === undefined) {
         throw new JsonPatchError(
           "malformed",
@@ -163,7 +163,7 @@ function parseOperation(raw: unknown, index: number): JsonPatchOperation {
 }
 
 function pointerMember(raw: JsonObject, member: "path" | "from", index: number): string {
-  const value = ownMember(raw, member);
+  const value = ownValue(raw, member);
   if (value === undefined || value === null) {
     const detail =
       member === "path"
@@ -225,7 +225,7 @@ function valueAt(root: JsonValue, tokens: readonly string[]): JsonValue | undefi
       const index = arrayIndex(token);
       current = index === undefined ? undefined : current[index];
     } else if (isJsonObject(current)) {
-      current = ownMember(current, token);
+      current = ownValue(current, token);
     } else {
       return undefined;
     }
@@ -331,7 +331,7 @@ function addValue(
     if (index === undefined || index > parent.length) return fail(invalidIndex(op, path, token));
     parent.splice(index, 0, value);
   } else {
-    setOwn(parent, token, value);
+    setOwnValue(parent, token, value);
   }
   return doc;
 }
@@ -370,23 +370,9 @@ function replaceValue(doc: JsonValue, path: string, value: JsonValue, fail: Fail
     if (!Object.hasOwn(parent, token)) {
       return fail(`replace operation does not apply: doc is missing key: ${path}: missing value`);
     }
-    setOwn(parent, token, value);
+    setOwnValue(parent, token, value);
   }
   return doc;
-}
-
-function ownMember(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
-/** Set an own data property, also for the key `__proto__` (which plain assignment would not). */
-function setOwn(object: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(object, key, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
 }
 
 function describeType(value: unknown): string {

@@ -41,3 +41,18 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 export function deepClone<T extends JsonValue | undefined>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
+
+/** The value of an own property (never one inherited from the prototype chain). */
+export function ownValue(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/** Sets an own data property, also for the key `__proto__` (which plain assignment would not). */
+export function setOwnValue(object: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(object, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}

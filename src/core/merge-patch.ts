@@ -1,4 +1,4 @@
-import { deepClone, deepEqual, isJsonObject } from "./json.js";
+import { deepClone, deepEqual, isJsonObject, setOwnValue } from "./json.js";
 import type { JsonObject, JsonValue } from "./json.js";
 
 /**
@@ -25,7 +25,7 @@ export function applyMergePatch(target: JsonValue | undefined, patch: JsonValue)
       delete result[key];
     } else {
       const current = Object.hasOwn(result, key) ? result[key] : undefined;
-      setOwn(result, key, applyMergePatch(current, value));
+      setOwnValue(result, key, applyMergePatch(current, value));
     }
   }
   return result;
@@ -52,30 +52,20 @@ export function createMergePatch(original: JsonValue, modified: JsonValue): Json
 function diffObjects(original: JsonObject, modified: JsonObject): JsonObject {
   const patch: JsonObject = {};
   for (const key of Object.keys(original)) {
-    if (!Object.hasOwn(modified, key)) setOwn(patch, key, null);
+    if (!Object.hasOwn(modified, key)) setOwnValue(patch, key, null);
   }
   for (const [key, value] of Object.entries(modified)) {
     if (!Object.hasOwn(original, key)) {
-      if (value !== null) setOwn(patch, key, deepClone(value));
+      if (value !== null) setOwnValue(patch, key, deepClone(value));
       continue;
     }
     const before = original[key] as JsonValue;
     if (deepEqual(before, value)) continue;
     if (isJsonObject(before) && isJsonObject(value)) {
-      setOwn(patch, key, diffObjects(before, value));
+      setOwnValue(patch, key, diffObjects(before, value));
     } else {
-      setOwn(patch, key, deepClone(value));
+      setOwnValue(patch, key, deepClone(value));
     }
   }
   return patch;
-}
-
-/** Set an own data property, also for the key `__proto__` (which plain assignment would not). */
-function setOwn(object: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(object, key, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
 }

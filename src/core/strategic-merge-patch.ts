@@ -1,6 +1,6 @@
 import { SPECIAL_MESSAGES, messageInfo } from "./field-table.js";
 import type { FieldInfo, MessageInfo } from "./field-table.js";
-import { deepEqual, isJsonObject } from "./json.js";
+import { deepEqual, isJsonObject, ownValue, setOwnValue } from "./json.js";
 import type { JsonObject, JsonValue } from "./json.js";
 
 /**
@@ -251,13 +251,13 @@ function mergeMembers(
       continue;
     }
     const merged = mergeValue(
-      ownMember(result, key),
+      ownValue(result, key),
       value,
       fieldMeta(schema, key),
       join(path, key),
     );
     if (merged === undefined) delete result[key];
-    else setOwn(result, key, merged);
+    else setOwnValue(result, key, merged);
   }
   for (const [key, value] of deletions) deleteFromPrimitiveList(result, key, value, schema, path);
   return result;
@@ -421,7 +421,7 @@ function applySetElementOrders(
       throw malformed(path, "invalid patch format of setElementOrder list");
     const meta = fieldMeta(schema, key);
     // Ordering a list the same patch deletes (or one that is not merged) has no meaning.
-    if (!meta.mergeList || ownMember(patch, key) === null) continue;
+    if (!meta.mergeList || ownValue(patch, key) === null) continue;
     const listPath = join(path, key);
     const original = listMember(result, key, listPath);
     const patchList = listMember(patch, key, listPath);
@@ -430,7 +430,7 @@ function applySetElementOrders(
     const merged = patchList
       ? mergeList(original ?? [], patchList, meta, listPath)
       : (original ?? []);
-    setOwn(result, key, orderMerged(merged, order, original ?? [], meta.mergeKey));
+    setOwnValue(result, key, orderMerged(merged, order, original ?? [], meta.mergeKey));
     handled.add(key);
   }
   return handled;
@@ -438,7 +438,7 @@ function applySetElementOrders(
 
 /** The list at `key`, `undefined` when absent or `null`; fails on any other non-list value. */
 function listMember(object: JsonObject, key: string, path: string): JsonValue[] | undefined {
-  const value = ownMember(object, key);
+  const value = ownValue(object, key);
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value))
     throw invalid(path, `expected a list, but received ${typeName(value)}`);
@@ -507,7 +507,7 @@ function deleteFromPrimitiveList(
   }
   const current = listMember(result, key, listPath);
   if (current === undefined) return;
-  setOwn(
+  setOwnValue(
     result,
     key,
     current.filter((element) => !values.some((value) => deepEqual(value, element))),
@@ -528,7 +528,7 @@ function mergeKeyValue(element: JsonValue, mergeKey: string, path: string): Json
   if (!isJsonObject(element)) {
     throw invalid(path, `expected a map, but received ${typeName(element)}`);
   }
-  const value = ownMember(element, mergeKey);
+  const value = ownValue(element, mergeKey);
   if (value === undefined) {
     throw invalid(
       path,
@@ -541,7 +541,7 @@ function mergeKeyValue(element: JsonValue, mergeKey: string, path: string): Json
 /** The identity of a list element: its merge key's value, or itself for primitives. */
 function identityOf(element: JsonValue, mergeKey: string | undefined): JsonValue | undefined {
   if (mergeKey === undefined) return element;
-  return isJsonObject(element) ? ownMember(element, mergeKey) : undefined;
+  return isJsonObject(element) ? ownValue(element, mergeKey) : undefined;
 }
 
 function hasIdentity(element: JsonValue, id: JsonValue, mergeKey: string | undefined): boolean {
@@ -561,7 +561,7 @@ function indexOf(
 }
 
 function elementPath(path: string, element: JsonObject, mergeKey: string): string {
-  const id = ownMember(element, mergeKey);
+  const id = ownValue(element, mergeKey);
   return `${path}[${mergeKey}=${typeof id === "string" ? id : JSON.stringify(id)}]`;
 }
 
@@ -577,20 +577,6 @@ function typeName(value: JsonValue): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   return isJsonObject(value) ? "a map" : `a ${typeof value}`;
-}
-
-function ownMember(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
-/** Set an own data property, also for the key `__proto__` (which plain assignment would not). */
-function setOwn(object: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(object, key, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
 }
 
 function malformed(path: string, detail: string): StrategicMergePatchError {

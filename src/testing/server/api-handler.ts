@@ -24,12 +24,12 @@ import {
   handleTokenRequest,
 } from "./pod-subresources.js";
 import { handleGet, handleList } from "./read-verbs.js";
-import type { ResourceEntry } from "./registry.js";
 import { ResourceOperations } from "./resource-operations.js";
 import { toScale } from "./scale-subresource.js";
 import { isWatchParam, parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { sendJson, sendNotFoundPage, sendStatusError, sendText } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
+import type { VerbRequest } from "./verb-request.js";
 import { handleWatch, type WatchRegistry } from "./watch-verb.js";
 import {
   handleCreate,
@@ -360,59 +360,52 @@ export class ApiHandler {
       else notSupported();
       return;
     }
-    if (info.verb === "deletecollection" && namespace === "" && entry.info.namespaced) {
-      await handleDeleteCollection(ctx, entry, "", req, res, query);
-      return;
-    }
+    const request: VerbRequest = {
+      ctx,
+      entry,
+      namespace,
+      name: info.name,
+      subresource: sub,
+      req,
+      res,
+      query,
+    };
     switch (info.verb) {
       case "get":
-        if (sub === "" || sub === "status")
-          return handleGet(ctx, entry, namespace, info.name, req, res, query);
-        if (sub === "scale") return this.getScale(entry, namespace, info.name, res);
-        if (sub === "log" && entry.storageId === "/pods") {
-          return handlePodLog(ctx, entry, namespace, info.name, req, res, query);
-        }
+        if (sub === "" || sub === "status") return handleGet(request);
+        if (sub === "scale") return this.getScale(request);
+        if (sub === "log" && entry.storageId === "/pods") return handlePodLog(request);
         return notSupported();
       case "list":
-        return handleList(ctx, entry, namespace, req, res, query);
+        return handleList(request);
       case "watch":
         if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported();
-        return handleWatch(ctx, this.watches, entry, namespace, info.name, req, res, query);
+        return handleWatch(request, this.watches);
       case "create":
-        if (sub === "eviction" && entry.storageId === "/pods") {
-          return handleEviction(ctx, entry, namespace, info.name, req, res);
-        }
-        if (sub === "binding" && entry.storageId === "/pods") {
-          return handleBinding(ctx, entry, namespace, info.name, req, res);
-        }
-        if (sub === "token" && entry.storageId === "/serviceaccounts") {
-          return handleTokenRequest(ctx, namespace, info.name, req, res);
-        }
+        if (sub === "eviction" && entry.storageId === "/pods") return handleEviction(request);
+        if (sub === "binding" && entry.storageId === "/pods") return handleBinding(request);
+        if (sub === "token" && entry.storageId === "/serviceaccounts")
+          return handleTokenRequest(request);
         if (sub !== "") return notSupported();
-        return handleCreate(ctx, entry, namespace, req, res, query);
+        return handleCreate(request);
       case "update":
         if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported();
-        return handleUpdate(ctx, entry, namespace, info.name, sub, req, res, query);
+        return handleUpdate(request);
       case "patch":
         if (sub !== "" && sub !== "status" && sub !== "scale") return notSupported();
-        return handlePatch(ctx, entry, namespace, info.name, sub, req, res, query);
+        return handlePatch(request);
       case "delete":
         if (sub !== "") return notSupported();
-        return handleDelete(ctx, entry, namespace, info.name, req, res, query);
+        return handleDelete(request);
       case "deletecollection":
-        return handleDeleteCollection(ctx, entry, namespace, req, res, query);
+        return handleDeleteCollection(request);
       default:
         return notSupported();
     }
   }
 
-  private getScale(
-    entry: ResourceEntry,
-    namespace: string,
-    name: string,
-    res: ServerResponse,
-  ): void {
-    const obj = new ResourceOperations(this.ctx).getExisting(entry, namespace, name);
+  private getScale({ ctx, entry, namespace, name, res }: VerbRequest): void {
+    const obj = new ResourceOperations(ctx).getExisting(entry, namespace, name);
     sendJson(res, 200, toScale(entry, obj));
   }
 }

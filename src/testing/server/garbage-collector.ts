@@ -90,21 +90,7 @@ export class GarbageCollector {
       if (meta["deletionTimestamp"]) return;
       const otherLive = ownerUids(obj).some((o) => o !== uid && this.liveUids.has(o));
       if (otherLive) {
-        const refs = (meta["ownerReferences"] as JsonObject[]).filter((r) => r["uid"] !== uid);
-        ops.update(
-          entry,
-          String(meta["namespace"] ?? ""),
-          String(meta["name"]),
-          { ...obj, metadata: { ...meta, ownerReferences: refs } },
-          {
-            dryRun: false,
-            fieldManager: "garbage-collector",
-            fieldValidation: "Ignore",
-            warnings: [],
-            subresource: "",
-            isPatch: true,
-          },
-        );
+        this.removeOwnerReference(ops, entry, obj, uid);
       } else {
         ops.delete(entry, String(meta["namespace"] ?? ""), String(meta["name"]), {
           dryRun: false,
@@ -112,6 +98,34 @@ export class GarbageCollector {
         });
       }
     });
+  }
+
+  /** Strips the reference to `ownerUid` from a dependent's ownerReferences. */
+  private removeOwnerReference(
+    ops: ResourceOperations,
+    entry: ResourceEntry,
+    obj: JsonObject,
+    ownerUid: string,
+  ): void {
+    const meta = metaOf(obj);
+    const refs = (meta["ownerReferences"] as JsonObject[]).filter((r) => r["uid"] !== ownerUid);
+    const write = {
+      dryRun: false,
+      fieldManager: "garbage-collector",
+      fieldValidation: "Ignore" as const,
+    };
+    ops.update(
+      entry,
+      String(meta["namespace"] ?? ""),
+      String(meta["name"]),
+      { ...obj, metadata: { ...meta, ownerReferences: refs } },
+      {
+        ...write,
+        warnings: [],
+        subresource: "",
+        isPatch: true,
+      },
+    );
   }
 
   private finalizeOwner(resource: string, key: string): void {
@@ -125,24 +139,9 @@ export class GarbageCollector {
     const ns = String(meta["namespace"] ?? "");
     const name = String(meta["name"]);
     if (finalizers.includes("orphan")) {
-      this.forEachDependent(uid, (depEntry, obj) => {
-        const m = metaOf(obj);
-        const refs = (m["ownerReferences"] as JsonObject[]).filter((r) => r["uid"] !== uid);
-        ops.update(
-          depEntry,
-          String(m["namespace"] ?? ""),
-          String(m["name"]),
-          { ...obj, metadata: { ...m, ownerReferences: refs } },
-          {
-            dryRun: false,
-            fieldManager: "garbage-collector",
-            fieldValidation: "Ignore",
-            warnings: [],
-            subresource: "",
-            isPatch: true,
-          },
-        );
-      });
+      this.forEachDependent(uid, (depEntry, obj) =>
+        this.removeOwnerReference(ops, depEntry, obj, uid),
+      );
       ops.removeFinalizer(entry, ns, name, "orphan", "garbage-collector");
       return;
     }

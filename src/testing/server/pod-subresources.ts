@@ -1,12 +1,11 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 import { newBadRequest, newNotFound } from "../../core/status.js";
-import type { ResourceEntry } from "./registry.js";
 import { decodeObjectBody, readBody } from "./request-body.js";
 import { metaOf, ResourceOperations } from "./resource-operations.js";
 import { sendJson } from "./responses.js";
-import { formatTime, type ServerContext } from "./server-context.js";
+import { formatTime } from "./server-context.js";
+import type { VerbRequest } from "./verb-request.js";
 
 const TOKEN_SIGNING_KEY = randomBytes(32);
 
@@ -28,15 +27,8 @@ function containerNames(pod: JsonObject): string[] {
  * `container`, `tailLines`, `sinceSeconds`, `timestamps`, `limitBytes` and `follow` (the
  * response stays open and streams appended lines until the pod is deleted).
  */
-export function handlePodLog(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): void {
+export function handlePodLog(request: VerbRequest): void {
+  const { ctx, entry, namespace, name, res, query } = request;
   const pod = new ResourceOperations(ctx).getExisting(entry, namespace, name);
   const names = containerNames(pod);
   let container = query.get("container") ?? "";
@@ -101,14 +93,8 @@ export function handlePodLog(
 }
 
 /** `POST pods/NAME/eviction`: deletes the pod (there are no disruption budgets to honour). */
-export async function handleEviction(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+export async function handleEviction(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, req, res } = request;
   const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
   const eviction = isJsonObject(body) ? body : {};
   const evictedName = metaOf(eviction)["name"];
@@ -122,14 +108,8 @@ export async function handleEviction(
 }
 
 /** `POST pods/NAME/binding`: assigns the pod to `target.name` (spec.nodeName). */
-export async function handleBinding(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+export async function handleBinding(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, req, res } = request;
   const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
   const target = isJsonObject(body) && isJsonObject(body["target"]) ? body["target"] : undefined;
   const node = target?.["name"];
@@ -158,13 +138,8 @@ export async function handleBinding(
  * `POST serviceaccounts/NAME/token`: a TokenRequest answered with a signed, JWT-shaped
  * token for `system:serviceaccount:NS:NAME` (the server does not accept it for auth).
  */
-export async function handleTokenRequest(
-  ctx: ServerContext,
-  namespace: string,
-  name: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+export async function handleTokenRequest(request: VerbRequest): Promise<void> {
+  const { ctx, namespace, name, req, res } = request;
   const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
   if (!ctx.storage.get("/serviceaccounts", `${namespace}/${name}`)) {
     throw newNotFound({ group: "", resource: "serviceaccounts" }, name);

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "../../core/json.js";
 import {
   newBadRequest,
@@ -19,6 +18,7 @@ import type { ResourceEntry } from "./registry.js";
 import { ResourceOperations } from "./resource-operations.js";
 import type { ServerContext } from "./server-context.js";
 import { RevisionCompactedError } from "./storage.js";
+import type { VerbRequest } from "./verb-request.js";
 
 /**
  * Waits until the server's revision reaches `rv`, like kube-apiserver's watch cache does for
@@ -42,15 +42,8 @@ export async function awaitRevision(ctx: ServerContext, rv: number): Promise<voi
 }
 
 /** GET on an object. */
-export async function handleGet(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handleGet(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, req, res, query } = request;
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
   const rv = query.get("resourceVersion");
   if (rv && !/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${rv}`);
@@ -130,14 +123,8 @@ export function listObjects(
 }
 
 /** GET on a collection. */
-export async function handleList(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handleList(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, req, res, query } = request;
   const opts = parseListOptions(query, false, ctx.behaviour.watchList);
   checkFieldSelector(entry, opts.fieldSelector);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { FieldSelector } from "../../core/field-selector.js";
 import { newBadRequest, newResourceExpired } from "../../core/status.js";
 import {
@@ -8,10 +7,9 @@ import {
   type ListOptions,
 } from "./list-options.js";
 import { negotiateOutput } from "./output-format.js";
-import type { ResourceEntry } from "./registry.js";
-import type { ServerContext } from "./server-context.js";
 import { RevisionCompactedError } from "./storage.js";
 import { INITIAL_EVENTS_END_ANNOTATION, WatchStream } from "./watch-stream.js";
+import type { VerbRequest } from "./verb-request.js";
 
 /** Live watch streams of a server, for faults (close, stall) and shutdown. */
 export class WatchRegistry {
@@ -37,16 +35,8 @@ function defaultTimeoutMs(): number {
  * from RV=N (410 ERROR event when N is too old), selectors on old and new state, bookmarks,
  * timeoutSeconds.
  */
-export function handleWatch(
-  ctx: ServerContext,
-  watches: WatchRegistry,
-  entry: ResourceEntry,
-  namespace: string,
-  legacyName: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): void {
+export function handleWatch(request: VerbRequest, watches: WatchRegistry): void {
+  const { ctx, entry, namespace, name: legacyName, req, res, query } = request;
   let opts: ListOptions = parseListOptions(query, true, ctx.behaviour.watchList);
   if (legacyName !== "") {
     const given = opts.fieldSelector.exactMatch("metadata.name");

@@ -32,6 +32,7 @@ import { addWarning } from "./responses.js";
 import { fromScale, toScale } from "./scale-subresource.js";
 import { formatTime, type ServerContext } from "./server-context.js";
 import { parseDeleteOptions, parseWriteOptions } from "./write-options.js";
+import type { VerbRequest } from "./verb-request.js";
 
 /** kube-apiserver's limit on JSON Patch operations. */
 const MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -81,14 +82,8 @@ function respondRaw(
 }
 
 /** POST on a collection. */
-export async function handleCreate(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handleCreate(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, req, res, query } = request;
   const body = await readBody(req);
   const opts = parseWriteOptions(query, req, "CreateOptions", false);
   const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
@@ -97,16 +92,8 @@ export async function handleCreate(
 }
 
 /** PUT on an object or its status. */
-export async function handleUpdate(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  subresource: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handleUpdate(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, subresource, req, res, query } = request;
   const body = await readBody(req);
   const opts = parseWriteOptions(query, req, "UpdateOptions", false);
   const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
@@ -213,16 +200,8 @@ function applyConflictStatus(err: ApplyConflictError): StatusError {
 }
 
 /** PATCH on an object, its status, or its scale. */
-export async function handlePatch(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  subresource: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handlePatch(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, subresource, req, res, query } = request;
   const raw = await readBody(req);
   const patchType = req.headers["content-type"]
     ? parseContentType(req.headers["content-type"]).mediaType
@@ -344,15 +323,8 @@ function deleteSuccessStatus(entry: ResourceEntry, obj: JsonObject): JsonObject 
 }
 
 /** DELETE on an object. */
-export async function handleDelete(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  name: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handleDelete(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, req, res, query } = request;
   const body = await readBody(req);
   const opts = parseDeleteOptions(query, body);
   const result = new ResourceOperations(ctx).delete(entry, namespace, name, opts);
@@ -373,14 +345,8 @@ export async function handleDelete(
 }
 
 /** DELETE on a collection: each matching object is deleted individually; the answer lists them as they were. */
-export async function handleDeleteCollection(
-  ctx: ServerContext,
-  entry: ResourceEntry,
-  namespace: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
-): Promise<void> {
+export async function handleDeleteCollection(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, req, res, query } = request;
   const body = await readBody(req);
   const opts = parseDeleteOptions(query, body);
   const listOpts = parseListOptions(query, false, ctx.behaviour.watchList);
