@@ -4,3 +4,5 @@
  * @packageDocumentation
  */
 export * from "./core/index.js";
+export * from "./config/index.js";
+export * from "./rest/index.js";

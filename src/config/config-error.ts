@@ -67,12 +67,7 @@ export class NotInClusterError extends ConfigError {
 
 /** Why an exec credential plugin failed. */
 export type ExecPluginFailure =
-  | "notFound"
-  | "notExecutable"
-  | "exitCode"
-  | "timeout"
-  | "interactive"
-  | "badOutput";
+  "notFound" | "notExecutable" | "exitCode" | "timeout" | "interactive" | "badOutput";
 
 /** Details of an {@link ExecPluginError}. */
 export interface ExecPluginErrorDetails {

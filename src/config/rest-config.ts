@@ -5,10 +5,17 @@
  * behaviour (tokens that refresh, exec plugins).
  */
 export interface RestConfig {
-  /** Base URL with scheme, e.g. `https://10.0.0.1:6443`; a path is a prefix for every request. */
+  /**
+   * Base URL, always with a scheme, e.g. `https://10.0.0.1:6443`; a path is a prefix for
+   * every request. A kubeconfig server without a scheme yields `http://` (as in client-go).
+   */
   readonly host: string;
+  /** Empty for `http://` hosts: client-go applies TLS settings only to https. */
   readonly tls: TlsSettings;
-  /** Where the credentials of each request come from. */
+  /**
+   * Where the credentials of each request come from. Always `none` for `http://` hosts:
+   * client-go sends kubeconfig credentials only over TLS.
+   */
   readonly credentials: CredentialSource;
   /** Impersonation headers (Impersonate-User, -Uid, -Group, -Extra-*). */
   readonly impersonate?: Impersonation;

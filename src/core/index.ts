@@ -14,3 +14,5 @@ export * from "./status.js";
 export * from "./label-selector.js";
 export * from "./field-selector.js";
 export * from "./clock.js";
+export * from "./token-bucket.js";
+export * from "./logger.js";

@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
+import { KubeConfig } from "../config/kube-config.js";
 import { realClock, type Clock } from "../core/clock.js";
 import type { JsonObject } from "../core/json.js";
 import { ApiHandler } from "./server/api-handler.js";
@@ -212,6 +213,14 @@ export class ApiServer {
           : {}),
       ...(options.namespace ? { namespace: options.namespace } : {}),
     });
+  }
+
+  /**
+   * A {@link KubeConfig} pointing at this server (its CA, and the first configured token or
+   * the admin client certificate): `new Clientset(server.kubeConfig().restConfig())`.
+   */
+  kubeConfig(options: { namespace?: string } = {}): KubeConfig {
+    return KubeConfig.fromDocument(this.kubeconfigDocument(options));
   }
 
   /** Writes {@link kubeconfigDocument} as YAML (mode 0600) for kubectl: `kubectl --kubeconfig FILE`. */

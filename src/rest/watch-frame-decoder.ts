@@ -1,0 +1,188 @@
+/**
+ * Incremental decoding of a JSON watch stream into {@link WatchEvent}s.
+ */
+import type { JsonObject } from "../core/json.js";
+import { isJsonObject } from "../core/json.js";
+import { decodeStatus } from "../core/status.js";
+import { WatchDecodeError } from "./watch-errors.js";
+import type { WatchEvent } from "./watch-event.js";
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Longest excerpt of a bad frame kept in a {@link WatchDecodeError}. */
+const EXCERPT_CHARS = 200;
+
+function isWhitespace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+function excerpt(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes.subarray(0, EXCERPT_CHARS * 4)).slice(0, EXCERPT_CHARS);
+}
+
+/** Validates a decoded frame as a watch event. */
+function toWatchEvent(value: unknown, text: string): WatchEvent<JsonObject> {
+  const shown = text.slice(0, EXCERPT_CHARS);
+  if (!isJsonObject(value)) throw new WatchDecodeError("frame is not a JSON object", shown);
+  const type = value["type"];
+  const object = value["object"];
+  switch (type) {
+    case "ADDED":
+    case "MODIFIED":
+    case "DELETED":
+    case "BOOKMARK":
+      if (!isJsonObject(object)) {
+        throw new WatchDecodeError(`${type} event without an object`, shown);
+      }
+      return { type, object };
+    case "ERROR": {
+      const status = decodeStatus(object);
+      if (status === undefined) throw new WatchDecodeError("ERROR event without a Status", shown);
+      return { type, object: status };
+    }
+    default:
+      throw new WatchDecodeError(`unknown event type ${JSON.stringify(type)}`, shown);
+  }
+}
+
+/**
+ * Splits a byte stream into JSON object frames and decodes each into a watch event.
+ *
+ * Frames are JSON objects separated by optional whitespace: newline-delimited as
+ * kube-apiserver sends them, or simply concatenated (frame boundaries are found by tracking
+ * nesting and strings, not by newlines). Chunk boundaries may fall anywhere, including
+ * inside a multi-byte UTF-8 character; a chunk may hold many frames and a frame may span
+ * many chunks, of any size. Each byte is scanned once; a frame's bytes are joined only when
+ * the frame is complete.
+ *
+ * Errors are sticky: after a {@link WatchDecodeError}, every later {@link read} throws it
+ * again. Invalid UTF-8 is replaced by U+FFFD, as Go's decoder does.
+ */
+export class WatchFrameDecoder {
+  /** Chunks not scanned yet (the first may be partly scanned: see #offset). */
+  readonly #pending: Uint8Array[] = [];
+  /** Scan position in the first pending chunk. */
+  #offset = 0;
+  /** The scanned bytes of the frame in progress. */
+  #frame: Uint8Array[] = [];
+  #inFrame = false;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #failure: WatchDecodeError | undefined;
+
+  /** Appends received bytes; nothing is decoded until {@link read}. */
+  write(chunk: Uint8Array): void {
+    if (chunk.length > 0) this.#pending.push(chunk);
+  }
+
+  /**
+   * The next complete event, or undefined when the bytes written so far hold no complete
+   * frame.
+   *
+   * @throws {WatchDecodeError} on a frame that does not start with `{`, malformed JSON,
+   *   or a frame that is not a valid event.
+   */
+  read(): WatchEvent<JsonObject> | undefined {
+    if (this.#failure !== undefined) throw this.#failure;
+    try {
+      const frame = this.#nextFrame();
+      if (frame === undefined) return undefined;
+      const text = new TextDecoder().decode(frame);
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        throw new WatchDecodeError("malformed JSON frame", text.slice(0, EXCERPT_CHARS), err);
+      }
+      return toWatchEvent(value, text);
+    } catch (err) {
+      if (err instanceof WatchDecodeError) this.#failure = err;
+      throw err;
+    }
+  }
+
+  /**
+   * Declares the end of the stream. Call it once {@link read} has returned undefined.
+   *
+   * @throws {WatchDecodeError} when a frame was started but not completed (or an earlier
+   *   decode error occurred).
+   * @throws {Error} when bytes were written but not read yet (a usage error).
+   */
+  end(): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    if (this.#pending.length > 0) {
+      throw new Error("WatchFrameDecoder.end: read() every pending event before end()");
+    }
+    if (this.#inFrame) {
+      this.#failure = new WatchDecodeError(
+        "stream ended inside a frame",
+        excerpt(concat(this.#frame)),
+      );
+      throw this.#failure;
+    }
+  }
+
+  /** Scans pending bytes for the end of the current frame; returns its bytes when complete. */
+  #nextFrame(): Uint8Array | undefined {
+    while (this.#pending.length > 0) {
+      const chunk = this.#pending[0] as Uint8Array;
+      let start = this.#offset;
+      for (let i = this.#offset; i < chunk.length; i++) {
+        const byte = chunk[i] as number;
+        if (!this.#inFrame) {
+          if (isWhitespace(byte)) continue;
+          if (byte !== OPEN_BRACE) {
+            throw new WatchDecodeError("frame is not a JSON object", excerpt(chunk.subarray(i)));
+          }
+          this.#inFrame = true;
+          this.#depth = 1;
+          start = i;
+          continue;
+        }
+        if (this.#inString) {
+          if (this.#escaped) this.#escaped = false;
+          else if (byte === BACKSLASH) this.#escaped = true;
+          else if (byte === QUOTE) this.#inString = false;
+          continue;
+        }
+        if (byte === QUOTE) this.#inString = true;
+        else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.#depth++;
+        else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+          this.#depth--;
+          if (this.#depth === 0) {
+            this.#frame.push(chunk.subarray(start, i + 1));
+            const frame = concat(this.#frame);
+            this.#frame = [];
+            this.#inFrame = false;
+            this.#consume(chunk, i + 1);
+            return frame;
+          }
+        }
+      }
+      if (this.#inFrame) this.#frame.push(chunk.subarray(start));
+      this.#consume(chunk, chunk.length);
+    }
+    return undefined;
+  }
+
+  /** Marks the first pending chunk as scanned up to `position`. */
+  #consume(chunk: Uint8Array, position: number): void {
+    if (position >= chunk.length) {
+      this.#pending.shift();
+      this.#offset = 0;
+    } else {
+      this.#offset = position;
+    }
+  }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,414 @@
+import { once } from "node:events";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { connect } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { FakeClock } from "../../../src/core/clock.js";
+import { noopLogger } from "../../../src/core/logger.js";
+import type {
+  CredentialSource,
+  RequestCredentials,
+  RestConfig,
+} from "../../../src/config/rest-config.js";
+import { isConflict, type StatusError } from "../../../src/core/status.js";
+import {
+  RequestTimeoutError,
+  ResponseDecodeError,
+  TransportError,
+} from "../../../src/rest/request-errors.js";
+import { RESTClient } from "../../../src/rest/rest-client.js";
+import { ApiServer } from "../../../src/testing/index.js";
+import { createCertificateAuthority } from "../../../src/testing/server/certificates.js";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A plain HTTP server on 127.0.0.1 that tracks its sockets and closes them after the test. */
+async function startServer(handler: Handler): Promise<{ server: Server; url: string }> {
+  const server = createHttpServer(handler);
+  const sockets = new Set<Socket>();
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  cleanups.push(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const anonymous: CredentialSource = {
+  kind: "none",
+  get: () => Promise.resolve({ headers: {} }),
+  invalidate: () => undefined,
+};
+
+function httpConfig(url: string, overrides: Partial<RestConfig> = {}): RestConfig {
+  return { host: url, tls: {}, credentials: anonymous, qps: -1, burst: 0, ...overrides };
+}
+
+/** The values of a request header as sent (repeated headers separately). */
+function rawHeaderValues(req: IncomingMessage, name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === name) out.push(req.rawHeaders[i + 1] ?? "");
+  }
+  return out;
+}
+
+describe("transport headers", () => {
+  it("sends the user agent, impersonation, gzip acceptance, credentials and request headers", async () => {
+    let seen: IncomingMessage | undefined;
+    const { url } = await startServer((req, res) => {
+      seen = req;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    const credentials: CredentialSource = {
+      kind: "token",
+      get: () => Promise.resolve({ headers: { Authorization: "Bearer secret" } }),
+      invalidate: () => undefined,
+    };
+    const client = new RESTClient(
+      httpConfig(url, {
+        credentials,
+        impersonate: { user: "jane", uid: "42", groups: ["a", "b"], extra: { scopes: ["x", "y"] } },
+      }),
+      { logger: noopLogger },
+    );
+    await client.get().absPath("/api").header("X-Trace", "1").do();
+    expect(seen?.headers["user-agent"]).toMatch(
+      /^kubekit\/\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\)$/,
+    );
+    expect(seen?.headers["accept"]).toBe("application/json, */*");
+    expect(seen?.headers["accept-encoding"]).toBe("gzip");
+    expect(seen?.headers["authorization"]).toBe("Bearer secret");
+    expect(seen?.headers["x-trace"]).toBe("1");
+    expect(seen?.headers["impersonate-user"]).toBe("jane");
+    expect(seen?.headers["impersonate-uid"]).toBe("42");
+    expect(seen && rawHeaderValues(seen, "impersonate-group")).toEqual(["a", "b"]);
+    expect(seen && rawHeaderValues(seen, "impersonate-extra-scopes")).toEqual(["x", "y"]);
+  });
+
+  it("honours config.userAgent and disableCompression", async () => {
+    let seen: IncomingMessage | undefined;
+    const { url } = await startServer((req, res) => {
+      seen = req;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    const client = new RESTClient(
+      httpConfig(url, { userAgent: "my-controller/1.0", disableCompression: true }),
+      {
+        logger: noopLogger,
+      },
+    );
+    await client.get().absPath("/api").do();
+    expect(seen?.headers["user-agent"]).toBe("my-controller/1.0");
+    expect(seen?.headers["accept-encoding"]).toBeUndefined();
+  });
+
+  it("decodes gzip-compressed bodies, for do() and for watches", async () => {
+    const frames = [
+      JSON.stringify({ type: "ADDED", object: { kind: "ConfigMap", metadata: { name: "z" } } }),
+      "",
+    ].join("\n");
+    const { url } = await startServer((req, res) => {
+      const body = req.url?.includes("watch=true")
+        ? frames
+        : JSON.stringify({ kind: "List", items: [1, 2] });
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(gzipSync(body));
+    });
+    const client = new RESTClient(httpConfig(url), { logger: noopLogger });
+    const res = await client.get().version("v1").resource("configmaps").do<{ items: number[] }>();
+    expect(res.body.items).toEqual([1, 2]);
+    const events: string[] = [];
+    for await (const ev of client.get().version("v1").resource("configmaps").watch())
+      events.push(ev.type);
+    expect(events).toEqual(["ADDED"]);
+  });
+});
+
+describe("response bodies", () => {
+  it("decodes JSON, gives undefined for an empty body, and rejects other 2xx bodies", async () => {
+    const { url } = await startServer((req, res) => {
+      if (req.url === "/empty") res.writeHead(204).end();
+      else if (req.url === "/text") res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      else if (req.url === "/failure") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Conflict","message":"late"}',
+        );
+      } else res.writeHead(201, { "content-type": "application/json" }).end('{"a":1}');
+    });
+    const client = new RESTClient(httpConfig(url), { logger: noopLogger });
+    const created = await client.post().absPath("/json").body("{}").do<{ a: number }>();
+    expect(created).toMatchObject({ statusCode: 201, body: { a: 1 }, warnings: [] });
+    expect((await client.delete().absPath("/empty").do()).body).toBeUndefined();
+    const text = await client
+      .get()
+      .absPath("/text")
+      .do()
+      .catch((e: unknown) => e);
+    expect(text).toBeInstanceOf(ResponseDecodeError);
+    expect(new TextDecoder().decode((await client.get().absPath("/text").doRaw()).body)).toBe("ok");
+    const failure = await client
+      .get()
+      .absPath("/failure")
+      .do()
+      .catch((e: unknown) => e);
+    expect(isConflict(failure)).toBe(true);
+    expect((failure as StatusError).code).toBe(200);
+  });
+});
+
+describe("transport failures", () => {
+  it("retries a GET once after a connection reset, waiting 1 s on the clock", async () => {
+    let requests = 0;
+    const { url } = await startServer((req, res) => {
+      requests++;
+      if (requests === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+    });
+    const clock = new FakeClock();
+    const client = new RESTClient(httpConfig(url), { clock, logger: noopLogger });
+    const pending = client.get().absPath("/api").do<{ ok: boolean }>();
+    await clock.waitForTimers(1);
+    expect(clock.nextTimerAt()).toBe(clock.now() + 1000);
+    clock.advance(1000);
+    expect((await pending).body).toEqual({ ok: true });
+    expect(requests).toBe(2);
+  });
+
+  it("does not retry a POST after a connection reset", async () => {
+    let requests = 0;
+    const { url } = await startServer((req) => {
+      requests++;
+      req.socket.destroy();
+    });
+    const client = new RESTClient(httpConfig(url), { clock: new FakeClock(), logger: noopLogger });
+    const err = await client
+      .post()
+      .absPath("/api")
+      .body({})
+      .do()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).method).toBe("POST");
+    expect(requests).toBe(1);
+  });
+
+  it("mentions the previous attempt when the retry fails differently", async () => {
+    let requests = 0;
+    const { server, url } = await startServer((req) => {
+      requests++;
+      req.socket.destroy();
+      server.close();
+    });
+    const clock = new FakeClock();
+    const client = new RESTClient(httpConfig(url), { clock, logger: noopLogger });
+    const pending = client
+      .get()
+      .absPath("/api")
+      .do()
+      .catch((e: unknown) => e);
+    await clock.waitForTimers(1);
+    clock.advance(1000);
+    const err = await pending;
+    expect(requests).toBe(1);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).code).toBe("ECONNREFUSED");
+    expect((err as Error).message).toContain("error from a previous attempt");
+    expect((err as TransportError).previousAttemptError).toBeInstanceOf(TransportError);
+  });
+
+  it("fails with RequestTimeoutError when the server does not answer in time", async () => {
+    let query = "";
+    const { url } = await startServer((req) => {
+      query = req.url ?? "";
+    });
+    const client = new RESTClient(httpConfig(url), { logger: noopLogger });
+    const err = await client
+      .get()
+      .absPath("/api")
+      .timeout(200)
+      .do()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect((err as RequestTimeoutError).timeoutMs).toBe(200);
+    expect(query).toBe("/api?timeout=200ms");
+  });
+
+  it("rejects with the signal's reason when aborted", async () => {
+    const { url } = await startServer(() => undefined);
+    const client = new RESTClient(httpConfig(url), { logger: noopLogger });
+    const controller = new AbortController();
+    const pending = client.get().absPath("/api").signal(controller.signal).do();
+    const reason = new Error("user gave up");
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(pending).rejects.toBe(reason);
+  });
+});
+
+describe("stream connections", () => {
+  /** A server that opens a watch, sends one event and keeps the response open; records closes. */
+  async function watchServer(): Promise<{ url: string; closed: Promise<void> }> {
+    let markClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (markClosed = resolve));
+    const { url } = await startServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(
+        `${JSON.stringify({ type: "ADDED", object: { kind: "Pod", metadata: { name: "p" } } })}\n`,
+      );
+      res.on("close", markClosed);
+    });
+    return { url, closed };
+  }
+
+  it("closes the connection when the consumer breaks out of the loop", async () => {
+    const { url, closed } = await watchServer();
+    const client = new RESTClient(httpConfig(url), { logger: noopLogger });
+    for await (const ev of client.get().version("v1").resource("pods").watch()) {
+      expect(ev.type).toBe("ADDED");
+      break;
+    }
+    await closed;
+  });
+
+  it("closes the connection on close() and on abort", async () => {
+    const first = await watchServer();
+    const client = new RESTClient(httpConfig(first.url), { logger: noopLogger });
+    const watch = client.get().version("v1").resource("pods").watch();
+    const it = watch[Symbol.asyncIterator]();
+    await it.next();
+    const pending = it.next();
+    watch.close();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    await first.closed;
+
+    const second = await watchServer();
+    const controller = new AbortController();
+    const aborted = new RESTClient(httpConfig(second.url), { logger: noopLogger })
+      .get()
+      .version("v1")
+      .resource("pods")
+      .signal(controller.signal)
+      .watch();
+    const it2 = aborted[Symbol.asyncIterator]();
+    await it2.next();
+    const pending2 = it2.next();
+    controller.abort(new Error("stop"));
+    await expect(pending2).rejects.toThrow("stop");
+    await second.closed;
+  });
+});
+
+describe("TLS client certificates and proxies", () => {
+  it("presents the credential source's certificate and reconnects when it changes", async () => {
+    const authority = await createCertificateAuthority();
+    const serving = await authority.issueServing({
+      dnsNames: ["localhost"],
+      ipAddresses: ["127.0.0.1"],
+    });
+    const server = createHttpsServer(
+      {
+        cert: serving.certPem,
+        key: serving.keyPem,
+        ca: [authority.ca.certPem],
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
+      (req, res) => {
+        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ cn: peer.subject?.CN ?? null }));
+      },
+    );
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    cleanups.push(() => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const alice = await authority.issueClient({ user: "alice" });
+    const bob = await authority.issueClient({ user: "bob" });
+    const staticCert = await authority.issueClient({ user: "static" });
+    let current: { certPem: string; keyPem: string } | undefined;
+    const credentials: CredentialSource = {
+      kind: "exec",
+      get: (): Promise<RequestCredentials> =>
+        Promise.resolve(current ? { headers: {}, clientCertificate: current } : { headers: {} }),
+      invalidate: () => undefined,
+    };
+    const config: RestConfig = {
+      host: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      tls: { caPem: authority.ca.certPem, certPem: staticCert.certPem, keyPem: staticCert.keyPem },
+      credentials,
+      qps: -1,
+      burst: 0,
+    };
+    const client = new RESTClient(config, { logger: noopLogger });
+    const whoami = async () => (await client.get().absPath("/").do<{ cn: string }>()).body.cn;
+    expect(await whoami()).toBe("static");
+    current = alice;
+    expect(await whoami()).toBe("alice");
+    expect(await whoami()).toBe("alice");
+    current = bob;
+    expect(await whoami()).toBe("bob");
+    await client.transport.close();
+  });
+
+  it("reaches an HTTPS API server through an HTTP CONNECT proxy", async () => {
+    const api = await ApiServer.start({ tls: true });
+    cleanups.push(() => api.stop());
+    const tunnels: string[] = [];
+    const proxy = createHttpServer((_req, res) => res.writeHead(405).end());
+    proxy.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
+      tunnels.push(req.url ?? "");
+      const [host = "", port = ""] = (req.url ?? "").split(":");
+      const upstream = connect(Number(port), host, () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+    });
+    proxy.listen(0, "127.0.0.1");
+    await once(proxy, "listening");
+    cleanups.push(() => {
+      proxy.closeAllConnections();
+      return new Promise<void>((resolve) => proxy.close(() => resolve()));
+    });
+    const config: RestConfig = {
+      host: api.url,
+      tls: { caPem: api.caPem ?? "" },
+      credentials: anonymous,
+      proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      qps: -1,
+      burst: 0,
+    };
+    const client = new RESTClient(config, { logger: noopLogger });
+    const res = await client.get().version("v1").resource("namespaces").name("default").do<{
+      metadata: { name: string };
+    }>();
+    expect(res.body.metadata.name).toBe("default");
+    expect(tunnels).toEqual([`127.0.0.1:${api.port}`]);
+    await client.transport.close();
+  });
+});
