@@ -45,7 +45,11 @@ const utf8 = new TextEncoder();
 
 /** The length of `value` in UTF-8 bytes (Go's `len(string)`). */
 function byteLength(value: string): number {
-  return utf8.encode(value).length;
+  // Names are almost always ASCII: count without encoding unless a code unit needs it.
+  for (let i = 0; i < value.length; i++) {
+    if (value.charCodeAt(i) > 0x7f) return utf8.encode(value).length;
+  }
+  return value.length;
 }
 
 /** apimachinery's MaxLenError text. */

@@ -114,12 +114,12 @@ const NEVER_OWNED: FieldSet = (() => {
   return set;
 })();
 
-/** A copy of `obj` without `metadata.managedFields`. */
+/** `obj` without `metadata.managedFields` (a shallow copy of the two levels it changes; inputs are never mutated). */
 function withoutManagedFields(obj: JsonObject): JsonObject {
-  const out = deepClone(obj);
-  const meta = out["metadata"];
-  if (isJsonObject(meta)) delete meta["managedFields"];
-  return out;
+  const meta = obj["metadata"];
+  if (!isJsonObject(meta) || !("managedFields" in meta)) return obj;
+  const { managedFields: _managedFields, ...rest } = meta;
+  return { ...obj, metadata: rest };
 }
 
 /** A copy of `value` without object properties whose value is `null`. */

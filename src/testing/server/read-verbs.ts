@@ -17,8 +17,9 @@ import { negotiateOutput } from "./output-format.js";
 import type { ResourceEntry } from "./registry.js";
 import { ResourceOperations } from "./resource-operations.js";
 import type { ServerContext } from "./server-context.js";
-import { RevisionCompactedError } from "./storage.js";
+import { RevisionCompactedError, type StorageRange } from "./storage.js";
 import type { VerbRequest } from "./verb-request.js";
+import { sendBody } from "./responses.js";
 
 /**
  * Waits until the server's revision reaches `rv`, like kube-apiserver's watch cache does for
@@ -50,8 +51,7 @@ export async function handleGet(request: VerbRequest): Promise<void> {
   if (rv && rv !== "0") await awaitRevision(ctx, Number(rv));
   const obj = new ResourceOperations(ctx).getExisting(entry, namespace, name);
   const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
-  res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
-  res.end(body);
+  sendBody(res, 200, body, contentType);
 }
 
 /** Objects of a list request, paginated, with the list metadata to return. */
@@ -64,37 +64,32 @@ export function listObjects(
   const storage = ctx.storage;
   let snapshotRv = storage.currentRevision;
   let startAfter: string | undefined;
-  let source: Iterable<[string, JsonObject]>;
+  let expiredMessage = "The resourceVersion for the provided list is too old.";
+  if (opts.continueToken) {
+    const token = decodeContinue(opts.continueToken);
+    startAfter = token.startAfter;
+    snapshotRv = token.rv;
+    expiredMessage =
+      "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+  } else if (
+    opts.resourceVersion !== undefined &&
+    opts.resourceVersion !== "0" &&
+    (opts.resourceVersionMatch === "Exact" ||
+      (opts.resourceVersionMatch === undefined && opts.limit > 0))
+  ) {
+    snapshotRv = Number(opts.resourceVersion);
+  }
+  let range: StorageRange;
   try {
-    if (opts.continueToken) {
-      const token = decodeContinue(opts.continueToken);
-      startAfter = token.startAfter;
-      snapshotRv = token.rv;
-      try {
-        source = storage.snapshotAt(entry.storageId, snapshotRv, startAfter);
-      } catch (err) {
-        if (err instanceof RevisionCompactedError) {
-          throw newResourceExpired(
-            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-          );
-        }
-        throw err;
-      }
-    } else if (
-      opts.resourceVersion !== undefined &&
-      opts.resourceVersion !== "0" &&
-      (opts.resourceVersionMatch === "Exact" ||
-        (opts.resourceVersionMatch === undefined && opts.limit > 0))
-    ) {
-      snapshotRv = Number(opts.resourceVersion);
-      source = storage.snapshotAt(entry.storageId, snapshotRv);
-    } else {
-      source = storage.current(entry.storageId);
-    }
+    // A namespaced list reads only that namespace's key range.
+    range = storage.range(
+      entry.storageId,
+      snapshotRv,
+      namespace === "" ? "" : `${namespace}/`,
+      startAfter,
+    );
   } catch (err) {
-    if (err instanceof RevisionCompactedError) {
-      throw newResourceExpired("The resourceVersion for the provided list is too old.");
-    }
+    if (err instanceof RevisionCompactedError) throw newResourceExpired(expiredMessage);
     throw err;
   }
   const filter = objectFilter(entry, namespace, opts);
@@ -102,14 +97,11 @@ export function listObjects(
   const items: JsonObject[] = [];
   let lastKey: string | undefined;
   let more = false;
-  let remaining = 0;
-  for (const [key, obj] of source) {
+  for (const [key, obj] of range.entries) {
     if (!filter(obj)) continue;
     if (opts.limit > 0 && items.length >= opts.limit) {
       more = true;
-      if (!unfiltered) break;
-      remaining++;
-      continue;
+      break;
     }
     items.push(obj);
     lastKey = key;
@@ -117,7 +109,9 @@ export function listObjects(
   const listMeta: ListMeta = {
     resourceVersion: String(snapshotRv),
     ...(more && lastKey !== undefined ? { continue: encodeContinue(snapshotRv, lastKey) } : {}),
-    ...(more && unfiltered ? { remainingItemCount: remaining } : {}),
+    ...(more && unfiltered && lastKey !== undefined
+      ? { remainingItemCount: range.countAfter(lastKey) }
+      : {}),
   };
   return { items, listMeta };
 }
@@ -133,6 +127,5 @@ export async function handleList(request: VerbRequest): Promise<void> {
   }
   const { items, listMeta } = listObjects(ctx, entry, namespace, opts);
   const { body, contentType } = encodeList(entry, items, listMeta, format, ctx.clock.now());
-  res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
-  res.end(body);
+  sendBody(res, 200, body, contentType);
 }

@@ -1,6 +1,19 @@
 import type { ServerResponse } from "node:http";
 import type { StatusError } from "../../core/status.js";
 
+/** Sends a complete body, encoding it once (Content-Length from the bytes). */
+export function sendBody(
+  res: ServerResponse,
+  code: number,
+  body: string,
+  contentType: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const bytes = Buffer.from(body, "utf8");
+  res.writeHead(code, { "Content-Type": contentType, "Content-Length": bytes.length, ...headers });
+  res.end(bytes);
+}
+
 /** Sends a JSON body (already serialized or not) with the given status code. */
 export function sendJson(
   res: ServerResponse,
@@ -8,13 +21,13 @@ export function sendJson(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(code, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  sendBody(
+    res,
+    code,
+    typeof body === "string" ? body : JSON.stringify(body),
+    "application/json",
+    headers,
+  );
 }
 
 /** Sends a `Status` error with its code, and `Retry-After` when it carries retryAfterSeconds. */

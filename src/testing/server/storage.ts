@@ -15,6 +15,13 @@ export interface StorageEvent {
   readonly previous: JsonObject | undefined;
 }
 
+/** A key range of one resource at one revision (see {@link Storage.range}). */
+export interface StorageRange {
+  readonly entries: Iterable<[string, JsonObject]>;
+  /** How many keys of the range come after `key`. */
+  countAfter(key: string): number;
+}
+
 /** Thrown when a revision is older than the retained history. */
 export class RevisionCompactedError extends Error {
   constructor(
@@ -113,6 +120,43 @@ export class Storage {
       if (!key.startsWith(prefix)) return;
       yield [key, items.items.get(key) as JsonObject];
     }
+  }
+
+  /**
+   * A key range of a resource as of revision `rv` (the current state when `rv` is current):
+   * keys starting with `prefix` (all when empty) and after `startAfter`, in key order, with
+   * the count of range keys after a given key — both without copying the current state, so
+   * paging through a large collection stays linear.
+   * Throws {@link RevisionCompactedError} when history no longer covers `rv`.
+   */
+  range(
+    resource: string,
+    rv: number,
+    prefix: string,
+    startAfter: string | undefined,
+  ): StorageRange {
+    if (rv < this.revision) {
+      const snapshot = this.snapshotAt(resource, rv, startAfter).filter(([key]) =>
+        key.startsWith(prefix),
+      );
+      const keys = snapshot.map(([key]) => key);
+      return { entries: snapshot, countAfter: (key) => keys.length - upperBound(keys, key) };
+    }
+    const items = this.resources.get(resource);
+    if (!items) return { entries: [], countAfter: () => 0 };
+    const keys = items.sortedKeys();
+    const from = Math.max(
+      lowerBound(keys, prefix),
+      startAfter === undefined ? 0 : upperBound(keys, startAfter),
+    );
+    const to = prefix === "" ? keys.length : lowerBound(keys, `${prefix}\uffff`);
+    function* entries(): Iterable<[string, JsonObject]> {
+      for (let i = from; i < to; i++) {
+        const key = keys[i] as string;
+        yield [key, items?.items.get(key) as JsonObject];
+      }
+    }
+    return { entries: entries(), countAfter: (key) => Math.max(0, to - upperBound(keys, key)) };
   }
 
   /**

@@ -28,7 +28,7 @@ import {
   ResourceOperations,
   type WriteOptions,
 } from "./resource-operations.js";
-import { addWarning } from "./responses.js";
+import { addWarning, sendBody, sendJson } from "./responses.js";
 import { fromScale, toScale } from "./scale-subresource.js";
 import { formatTime, type ServerContext } from "./server-context.js";
 import { parseDeleteOptions, parseWriteOptions } from "./write-options.js";
@@ -62,8 +62,7 @@ function respond(
   for (const w of warnings) addWarning(res, w);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
   const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
-  res.writeHead(code, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body) });
-  res.end(body);
+  sendBody(res, code, body, contentType);
 }
 
 function respondRaw(
@@ -73,12 +72,7 @@ function respondRaw(
   warnings: readonly string[] = [],
 ): void {
   for (const w of warnings) addWarning(res, w);
-  const body = JSON.stringify(value);
-  res.writeHead(code, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(body),
-  });
-  res.end(body);
+  sendJson(res, code, value);
 }
 
 /** POST on a collection. */
@@ -369,6 +363,5 @@ export async function handleDeleteCollection(request: VerbRequest): Promise<void
     format,
     ctx.clock.now(),
   );
-  res.writeHead(200, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
+  sendBody(res, 200, text, contentType);
 }

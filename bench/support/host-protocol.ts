@@ -1,0 +1,59 @@
+/**
+ * The IPC protocol between a benchmark and the child process hosting the server under
+ * measurement (`server-host.ts`), so that the server has a process, a heap and a CPU of its
+ * own. Every message is JSON-serializable.
+ */
+
+/** What the child hosts: kubekit's `ApiServer`, or the bare node:http baseline server. */
+export type HostedServer = "kubekit" | "bare";
+
+/** Heap figures of the hosting process after full garbage collections, in bytes. */
+export interface HeapStats {
+  readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
+  readonly rss: number;
+}
+
+/** A request to the child. The `bare` server alone handles `hold-list`, `serve-bodies` and `serve-frames`. */
+export type HostRequest =
+  /** Collect garbage and report the heap. */
+  | { readonly type: "heap" }
+  /** Parse the JSON list in `file` and keep its items in a Map by namespace/name (the data floor). */
+  | { readonly type: "hold-list"; readonly file: string }
+  /** Answer GET `url` (path and query, exactly as requested) with the bytes of `file`. */
+  | {
+      readonly type: "serve-bodies";
+      readonly routes: ReadonlyArray<{ readonly url: string; readonly file: string }>;
+    }
+  /**
+   * Hold GET `url` open as a chunked stream; on POST {@link STREAM_TRIGGER_PATH}, write the
+   * newline-terminated frames of `file` to every stream held open, one write per frame.
+   */
+  | { readonly type: "serve-frames"; readonly url: string; readonly file: string }
+  /** Stop the server and exit. */
+  | { readonly type: "stop" };
+
+/** The path whose POST starts streaming frames on the bare server. */
+export const STREAM_TRIGGER_PATH = "/_bench/stream-frames";
+
+/** A message from the child: ready once listening, then one reply per request, in any order. */
+export type HostMessage =
+  | { readonly type: "ready"; readonly url: string }
+  | {
+      readonly type: "reply";
+      readonly id: number;
+      readonly ok: true;
+      readonly result: HostReplyValue;
+    }
+  | { readonly type: "reply"; readonly id: number; readonly ok: false; readonly error: string };
+
+/** The value of a reply: heap stats for `heap`, a count (items, routes, frames) otherwise. */
+export type HostReplyValue = HeapStats | { readonly count: number };
+
+/** A request as sent, with the id its reply carries. */
+export interface HostEnvelope {
+  readonly id: number;
+  readonly request: HostRequest;
+}

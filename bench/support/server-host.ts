@@ -1,0 +1,85 @@
+/**
+ * Entry point of the child process that hosts the server under measurement
+ * (`node --import tsx --expose-gc bench/support/server-host.ts kubekit|bare`), started and
+ * driven over IPC by {@link HostProcess}. It exits when told to stop or when its parent
+ * goes away (the IPC channel disconnects), so it never outlives the benchmark.
+ */
+import { ApiServer } from "../../src/testing/api-server.js";
+import { BareServer } from "./bare-server.js";
+import type {
+  HeapStats,
+  HostEnvelope,
+  HostMessage,
+  HostReplyValue,
+  HostRequest,
+  HostedServer,
+} from "./host-protocol.js";
+
+function send(message: HostMessage): void {
+  process.send?.(message);
+}
+
+function collectedHeap(): HeapStats {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("server host needs --expose-gc");
+  for (let i = 0; i < 3; i++) gc();
+  const { heapUsed, heapTotal, external, arrayBuffers, rss } = process.memoryUsage();
+  return { heapUsed, heapTotal, external, arrayBuffers, rss };
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] as HostedServer | undefined;
+  if (kind !== "kubekit" && kind !== "bare") {
+    throw new Error(`server host: unknown server "${String(kind)}"`);
+  }
+  if (!process.send) throw new Error("server host must be started with an IPC channel");
+  const kubekit = kind === "kubekit" ? await ApiServer.start() : undefined;
+  const bare = kind === "bare" ? new BareServer() : undefined;
+  const url = kubekit ? kubekit.url : await (bare as BareServer).start();
+
+  const stop = async (): Promise<void> => {
+    await kubekit?.stop();
+    await bare?.stop();
+  };
+  const handle = async (request: HostRequest): Promise<HostReplyValue> => {
+    if (request.type === "heap") return collectedHeap();
+    if (request.type === "stop") {
+      await stop();
+      return { count: 0 };
+    }
+    if (!bare) throw new Error(`${request.type} is served by the bare server only`);
+    switch (request.type) {
+      case "hold-list":
+        return { count: await bare.holdList(request.file) };
+      case "serve-bodies":
+        return { count: await bare.serveBodies(request.routes) };
+      case "serve-frames":
+        return { count: await bare.serveFrames(request.url, request.file) };
+    }
+  };
+
+  process.on("message", (raw: HostEnvelope) => {
+    handle(raw.request).then(
+      (result) => {
+        send({ type: "reply", id: raw.id, ok: true, result });
+        if (raw.request.type === "stop") process.disconnect();
+      },
+      (err: unknown) =>
+        send({
+          type: "reply",
+          id: raw.id,
+          ok: false,
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        }),
+    );
+  });
+  process.on("disconnect", () => {
+    void stop().finally(() => process.exit(0));
+  });
+  send({ type: "ready", url });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
