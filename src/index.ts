@@ -6,3 +6,5 @@
 export * from "./core/index.js";
 export * from "./config/index.js";
 export * from "./rest/index.js";
+export * from "./client/index.js";
+export * from "./cache/index.js";

@@ -16,3 +16,4 @@ export * from "./field-selector.js";
 export * from "./clock.js";
 export * from "./token-bucket.js";
 export * from "./logger.js";
+export * from "./backoff.js";

@@ -1,0 +1,104 @@
+/**
+ * How an informer applies a popped item to its cache and notifies its handler (client-go's
+ * `processDeltas` and `processReplacedAllInfo`).
+ */
+import type { Deltas, ReplacedAllInfo } from "./delta.js";
+import type { Store } from "./store.js";
+import { DeletedFinalStateUnknown } from "./tombstone.js";
+
+/**
+ * Receives the notifications {@link processDeltas} derives (the shape of client-go's
+ * `ResourceEventHandler`). Called synchronously, after the cache was updated.
+ */
+export interface DeltaHandler<T> {
+  /** A new key: `isInInitialList` is true while the informer has not synced yet. */
+  onAdd(obj: T, isInInitialList: boolean): void;
+  /** A cached key changed, or was re-delivered by a relist/resync (then `oldObj` may equal `newObj`). */
+  onUpdate(oldObj: T, newObj: T): void;
+  /** A key was removed; a tombstone when the deletion was inferred from a relist. */
+  onDelete(obj: T | DeletedFinalStateUnknown<T>): void;
+}
+
+/**
+ * Applies popped deltas, oldest first, to `store` and notifies `handler`. The store is always
+ * updated before the handler is called, so a handler reading the cache sees the new state.
+ *
+ * - `Added`/`Updated`/`Replaced`/`Sync`: whether the key is cached decides: cached →
+ *   `store.update` then `onUpdate(old, new)`; not cached → `store.add` then
+ *   `onAdd(obj, isInInitialList)`. (An `Added` for a cached key is an update; a `Replaced`
+ *   for an unknown key is an add.)
+ * - `Deleted`: `store.delete` then `onDelete(obj)` — no existence check.
+ * - `ReplacedAll`: computes the deletions (cached keys absent from the list, as tombstones
+ *   holding the cached object) and the old state of every listed object, replaces the whole
+ *   store (recording the list's resourceVersion), then calls `onDelete` for every deletion,
+ *   then `onUpdate`/`onAdd` for the listed objects in list order.
+ * - `SyncAll`: `onUpdate(obj, obj)` for every cached object.
+ * - `Bookmark`: `store.bookmark(resourceVersion)`; no notification.
+ *
+ * Errors: a store write that throws (key or index function) stops processing there, before
+ * the corresponding notification; a throwing handler also stops it, after the cache was
+ * updated. Deltas already applied stay applied.
+ */
+export function processDeltas<T>(
+  handler: DeltaHandler<T>,
+  store: Store<T>,
+  deltas: Deltas<T>,
+  isInInitialList: boolean,
+): void {
+  for (const delta of deltas) {
+    switch (delta.type) {
+      case "Added":
+      case "Updated":
+      case "Replaced":
+      case "Sync": {
+        const obj = delta.object;
+        const old = store.get(obj);
+        if (old !== undefined) {
+          store.update(obj);
+          handler.onUpdate(old, obj);
+        } else {
+          store.add(obj);
+          handler.onAdd(obj, isInInitialList);
+        }
+        break;
+      }
+      case "Deleted":
+        store.delete(delta.object);
+        handler.onDelete(delta.object);
+        break;
+      case "ReplacedAll":
+        processReplacedAll(handler, store, delta.object, isInInitialList);
+        break;
+      case "SyncAll":
+        for (const obj of store.list()) handler.onUpdate(obj, obj);
+        break;
+      case "Bookmark":
+        store.bookmark(delta.object.resourceVersion);
+        break;
+    }
+  }
+}
+
+function processReplacedAll<T>(
+  handler: DeltaHandler<T>,
+  store: Store<T>,
+  info: ReplacedAllInfo<T>,
+  isInInitialList: boolean,
+): void {
+  const listed = new Set<string>();
+  const replacements: { readonly old: T | undefined; readonly obj: T }[] = [];
+  for (const obj of info.objects) {
+    listed.add(store.keyOf(obj));
+    replacements.push({ old: store.get(obj), obj });
+  }
+  const deletions: DeletedFinalStateUnknown<T>[] = [];
+  for (const key of store.listKeys()) {
+    if (!listed.has(key)) deletions.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
+  }
+  store.replace(info.objects, info.resourceVersion);
+  for (const tombstone of deletions) handler.onDelete(tombstone);
+  for (const { old, obj } of replacements) {
+    if (old !== undefined) handler.onUpdate(old, obj);
+    else handler.onAdd(obj, isInInitialList);
+  }
+}

@@ -1,0 +1,619 @@
+/**
+ * The Reflector (client-go's `tools/cache.Reflector`): lists and watches one resource
+ * through a {@link ListerWatcher} and mirrors it into a {@link ReflectorStore}, owning the
+ * resourceVersion state machine and never giving up.
+ */
+import { BackoffPolicy } from "../core/backoff.js";
+import type { Clock, TimerHandle } from "../core/clock.js";
+import { realClock } from "../core/clock.js";
+import type { JsonObject } from "../core/json.js";
+import { isJsonObject } from "../core/json.js";
+import type { Logger } from "../core/logger.js";
+import { consoleLogger } from "../core/logger.js";
+import { objectKey } from "../core/object-key.js";
+import {
+  isResourceExpired,
+  isTooLargeResourceVersion,
+  isTooManyRequests,
+  StatusError,
+} from "../core/status.js";
+import type { ListOptions, WatchEvent, WatchOptions } from "../rest/index.js";
+import { TransportError, WatchIdleTimeoutError } from "../rest/index.js";
+import type { PagedList } from "./list-pager.js";
+import { DEFAULT_PAGER_PAGE_SIZE, listWithPager } from "./list-pager.js";
+import type { ListerWatcher, WatchStream } from "./lister-watcher.js";
+import { VeryShortWatchError, WatchListIncompleteError } from "./reflector-errors.js";
+import type { ReflectorStore } from "./reflector-store.js";
+
+/** The annotation of the BOOKMARK that ends a WatchList's initial events (`metav1.InitialEventsAnnotationKey`). */
+export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+
+/** client-go's minimum watch duration: watches ask for a random `timeoutSeconds` in [5, 10) minutes. */
+export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 300_000;
+
+/** How long a WatchList may take to send its initial-events-end bookmark before the reflector falls back to a list. */
+export const DEFAULT_WATCH_LIST_END_TIMEOUT_MS = 30_000;
+
+/** A watch that ends cleanly sooner than this with no events is a {@link VeryShortWatchError}. */
+const VERY_SHORT_WATCH_MS = 1_000;
+
+/**
+ * Called with every error the reflector meets before it retries (after a backoff) or falls
+ * back: failed lists, watches ending with an error, a WatchList falling back to a list, a
+ * failing `store.replace`/`store.resync`. Must not throw (a throw is caught and logged).
+ */
+export type WatchErrorHandler<T> = (error: unknown, reflector: Reflector<T>) => void;
+
+/** Settings of a {@link Reflector}; durations in ms. */
+export interface ReflectorOptions<T> {
+  /** Used in log messages and errors (default: `expectedKind`, else `"reflector"`). */
+  readonly name?: string;
+  /** Where objects come from. */
+  readonly listerWatcher: ListerWatcher<T>;
+  /** Where they go. */
+  readonly store: ReflectorStore<T>;
+  /** When set, watch events whose object has another `kind` are dropped and logged. */
+  readonly expectedKind?: string;
+  /** Period of `store.resync()` calls while watching; 0 or absent disables resync. */
+  readonly resyncPeriodMs?: number;
+  /** Asked before each periodic resync; `false` skips that one (default: always resync). */
+  readonly shouldResync?: () => boolean;
+  /** Time source of backoff, resync, WatchList end timeout and short-watch detection (default: real). */
+  readonly clock?: Clock;
+  /** Where diagnostics go (default: the console logger). */
+  readonly logger?: Logger;
+  /**
+   * Page size of every list (client-go's `WatchListPageSize`). Absent or 0: client-go's rule
+   * — 500, except no pagination for lists at a specific resourceVersion (so the server can
+   * answer from its watch cache) unless an earlier list at "0" came back paginated.
+   */
+  readonly pageSize?: number;
+  /**
+   * Watches ask for `timeoutSeconds` random in [min, 2×min) (default 5 minutes). Unlike
+   * client-go, smaller values are honoured (at least 1 s), which tests use.
+   */
+  readonly minWatchTimeoutMs?: number;
+  /**
+   * Start each (re)list with a streaming list (WatchList: `sendInitialEvents=true`), falling
+   * back to a paginated list on any error (default false; client-go enables it since 1.35).
+   */
+  readonly useWatchList?: boolean;
+  /** How long to wait for a WatchList's initial-events-end bookmark before falling back (default 30 s). */
+  readonly watchListEndTimeoutMs?: number;
+  /**
+   * Grace beyond a watch's `timeoutSeconds` before a silent watch counts as half-open and is
+   * abandoned (passed to the ListerWatcher; default the REST layer's 30 s).
+   */
+  readonly idleGraceMs?: number;
+  /** Called on every error before a retry or fallback (default: log; 410 Expired at debug level). */
+  readonly watchErrorHandler?: WatchErrorHandler<T>;
+  /** The backoff between attempts (default: client-go's 800 ms → 30 s, jitter 1.0, reset after 2 min, on `clock`). */
+  readonly backoff?: BackoffPolicy;
+  /** Random source in [0, 1) for watch timeouts and the default backoff's jitter (default `Math.random`). */
+  readonly random?: () => number;
+}
+
+/** An error the reflector met, and when (on its clock). */
+export interface ReflectorError {
+  readonly error: unknown;
+  readonly at: number;
+}
+
+/** One open watch and its progress. */
+interface OpenWatch<T> {
+  readonly stream: WatchStream<T>;
+  readonly events: AsyncIterator<WatchEvent<T>>;
+  readonly startedAt: number;
+  /**
+   * The watch started at "" or "0": its first ADDED events are the synthetic initial state,
+   * in no RV order, so their RVs are not propagated until a non-ADDED event shows that the
+   * initial events are over (client-go's propagateRVFromStart).
+   */
+  gated: boolean;
+  eventCount: number;
+}
+
+/** The watch phase of one ListAndWatch: the open stream, and a resync failure ending it. */
+interface WatchCycle<T> {
+  stream: WatchStream<T> | undefined;
+  resyncFailure: { readonly error: unknown } | undefined;
+}
+
+function metadataOf(obj: unknown): JsonObject | undefined {
+  if (!isJsonObject(obj)) return undefined;
+  const meta = obj["metadata"];
+  return isJsonObject(meta) ? meta : undefined;
+}
+
+function resourceVersionOf(obj: unknown): string | undefined {
+  const rv = metadataOf(obj)?.["resourceVersion"];
+  return typeof rv === "string" && rv !== "" ? rv : undefined;
+}
+
+function isInitialEventsEnd(obj: unknown): boolean {
+  const annotations = metadataOf(obj)?.["annotations"];
+  return isJsonObject(annotations) && annotations[INITIAL_EVENTS_END_ANNOTATION] === "true";
+}
+
+/** Ends a watch phase whose resync failed (set from a timer callback, hence not a narrowable field read). */
+function throwIfResyncFailed<T>(cycle: WatchCycle<T>): void {
+  if (cycle.resyncFailure !== undefined) throw cycle.resyncFailure.error;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Errors of a watch after which the reflector backs off and re-watches from the last
+ * resourceVersion without relisting: 429, a refused connection (the server is down; the RV
+ * is still good), and an idle (half-open) watch.
+ */
+function isRetriableWatchError(err: unknown): boolean {
+  return (
+    isTooManyRequests(err) ||
+    (err instanceof TransportError && err.code === "ECONNREFUSED") ||
+    err instanceof WatchIdleTimeoutError
+  );
+}
+
+/**
+ * Lists and watches one resource into a store, forever, with client-go's semantics:
+ *
+ * - **resourceVersion**: the first list asks for RV "0" (any, from the watch cache); later
+ *   lists ask "not older than" the last synced RV; RV "" (a consistent read) only after a
+ *   list at that RV failed with 410 Expired/Gone or too-large-resourceVersion. Every watch
+ *   event and bookmark advances the last synced RV, except the synthetic ADDED events of a
+ *   watch started at ""/"0" until a non-ADDED event arrives.
+ * - **list**: through a pager (500 per page, none at a specific RV), then
+ *   `store.replace(items, listRV)`.
+ * - **watch**: `allowWatchBookmarks=true`, `timeoutSeconds` random in [5, 10) minutes, from
+ *   the last RV. ADDED/MODIFIED/DELETED → `store.add/update/delete`; BOOKMARK →
+ *   `store.bookmark`. A clean end re-watches from the last RV without relisting (unless it
+ *   was a {@link VeryShortWatchError}). 410 (ERROR event or answer) → relist "not older
+ *   than" the last RV after a backoff (not a quorum read). 429, a refused connection, or no
+ *   bytes within the idle deadline (half-open connection) → backoff and re-watch without
+ *   relisting. Anything else (broken connection, 500, decode error…) → backoff and relist.
+ * - **WatchList** (`useWatchList`): a watch with `sendInitialEvents=true`,
+ *   `resourceVersionMatch=NotOlderThan`; initial events are buffered until the bookmark
+ *   annotated `k8s.io/initial-events-end: "true"`, then `store.replace(buffer, bookmarkRV)`
+ *   and the same stream goes on as a normal watch. Any error — including no end bookmark
+ *   within `watchListEndTimeoutMs`, which client-go lacks — falls back to a normal list.
+ * - **resync**: while watching, every `resyncPeriodMs`, `store.resync()` when
+ *   `shouldResync()` allows; a throwing resync ends the watch (relist after backoff).
+ * - **errors**: reported to the watch error handler and kept in {@link lastError}; retried
+ *   after the backoff (800 ms doubling to 30 s, jittered, reset after 2 quiet minutes).
+ *   `store.add/update/delete/bookmark` throwing is logged and the event skipped (as
+ *   client-go); `store.replace` throwing fails the list.
+ *
+ * Objects are handed to the store as decoded, without copies.
+ */
+export class Reflector<T> {
+  readonly name: string;
+  readonly #lw: ListerWatcher<T>;
+  readonly #store: ReflectorStore<T>;
+  readonly #expectedKind: string | undefined;
+  readonly #resyncPeriodMs: number;
+  readonly #shouldResync: (() => boolean) | undefined;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #pageSize: number;
+  readonly #minWatchTimeoutMs: number;
+  readonly #useWatchList: boolean;
+  readonly #watchListEndTimeoutMs: number;
+  readonly #watchOptions: WatchOptions;
+  readonly #errorHandler: WatchErrorHandler<T> | undefined;
+  readonly #backoff: BackoffPolicy;
+  readonly #random: () => number;
+
+  #lastSyncResourceVersion = "";
+  /** The last RV is known to be unavailable (a list at it got 410 / too large): list at "". */
+  #resourceVersionUnavailable = false;
+  /** A list at "0" came back in pages: the server has no watch cache, keep paginating. */
+  #paginatedResult = false;
+  #lastSyncTime: number | undefined;
+  #lastError: ReflectorError | undefined;
+  #hasSynced = false;
+  #running = false;
+
+  /** @throws {RangeError} for a negative or non-finite period, timeout or page size. */
+  constructor(options: ReflectorOptions<T>) {
+    this.#lw = options.listerWatcher;
+    this.#store = options.store;
+    this.#expectedKind = options.expectedKind;
+    this.name = options.name ?? options.expectedKind ?? "reflector";
+    this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
+    this.#shouldResync = options.shouldResync;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? consoleLogger;
+    this.#pageSize = options.pageSize ?? 0;
+    this.#minWatchTimeoutMs = options.minWatchTimeoutMs ?? DEFAULT_MIN_WATCH_TIMEOUT_MS;
+    this.#useWatchList = options.useWatchList ?? false;
+    this.#watchListEndTimeoutMs =
+      options.watchListEndTimeoutMs ?? DEFAULT_WATCH_LIST_END_TIMEOUT_MS;
+    this.#watchOptions =
+      options.idleGraceMs !== undefined ? { idleGraceMs: options.idleGraceMs } : {};
+    this.#errorHandler = options.watchErrorHandler;
+    this.#random = options.random ?? Math.random;
+    this.#backoff =
+      options.backoff ?? new BackoffPolicy({ clock: this.#clock, random: this.#random });
+    for (const [label, value] of [
+      ["resyncPeriodMs", this.#resyncPeriodMs],
+      ["idleGraceMs", options.idleGraceMs ?? 0],
+    ] as const) {
+      if (!(value >= 0) || !Number.isFinite(value)) {
+        throw new RangeError(`${label} must be a finite number >= 0, got ${value}`);
+      }
+    }
+    for (const [label, value] of [
+      ["minWatchTimeoutMs", this.#minWatchTimeoutMs],
+      ["watchListEndTimeoutMs", this.#watchListEndTimeoutMs],
+    ] as const) {
+      if (!(value > 0) || !Number.isFinite(value)) {
+        throw new RangeError(`${label} must be a finite number > 0, got ${value}`);
+      }
+    }
+    if (!Number.isInteger(this.#pageSize) || this.#pageSize < 0) {
+      throw new RangeError(`pageSize must be an integer >= 0, got ${this.#pageSize}`);
+    }
+  }
+
+  /**
+   * The resourceVersion the store is synced to: that of the last list, WatchList end
+   * bookmark, watch event or bookmark; `""` before the first list.
+   */
+  get lastSyncResourceVersion(): string {
+    return this.#lastSyncResourceVersion;
+  }
+
+  /** When (clock ms) {@link lastSyncResourceVersion} last changed; undefined before the first list. */
+  get lastSyncTime(): number | undefined {
+    return this.#lastSyncTime;
+  }
+
+  /** The last error reported (kept after recovery; compare `at` with {@link lastSyncTime}). */
+  get lastError(): ReflectorError | undefined {
+    return this.#lastError;
+  }
+
+  /** Whether a complete list (or WatchList initial state) has been replaced into the store at least once. */
+  get hasSynced(): boolean {
+    return this.#hasSynced;
+  }
+
+  /** Whether {@link run} is in progress. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Lists, watches, and on any failure reports it and starts over after a backoff, until
+   * `signal` aborts; then closes the open request and resolves. Never rejects for a failure
+   * of the server, the ListerWatcher or the store. State (last RV, synced) carries over to
+   * a later `run`.
+   *
+   * @throws {Error} (as a rejection) when called while another `run` is in progress.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error(`${this.name}: run() is already in progress`);
+    this.#running = true;
+    try {
+      while (!signal.aborted) {
+        try {
+          await this.#listAndWatch(signal);
+        } catch (err) {
+          if (signal.aborted) break;
+          this.#report(err);
+        }
+        if (signal.aborted) break;
+        try {
+          await this.#clock.sleep(this.#backoff.next(), signal);
+        } catch {
+          break;
+        }
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** One list (or WatchList) followed by watches until an error that needs a relist. */
+  async #listAndWatch(signal: AbortSignal): Promise<void> {
+    let handoff: OpenWatch<T> | undefined;
+    if (this.#useWatchList) {
+      try {
+        handoff = await this.#watchList(signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        this.#report(err);
+        this.#logger.debug(`${this.name}: WatchList failed; falling back to a list`);
+      }
+    }
+    if (handoff === undefined) await this.#list(signal);
+    await this.#watch(handoff, signal);
+  }
+
+  /** The RV of the next list: "" after an unavailable RV, "0" the very first time, else the last RV. */
+  #relistResourceVersion(): string {
+    if (this.#resourceVersionUnavailable) return "";
+    if (this.#lastSyncResourceVersion === "") return "0";
+    return this.#lastSyncResourceVersion;
+  }
+
+  async #list(signal: AbortSignal): Promise<void> {
+    const rv = this.#relistResourceVersion();
+    let pageSize = DEFAULT_PAGER_PAGE_SIZE;
+    if (this.#pageSize > 0) pageSize = this.#pageSize;
+    else if (!this.#paginatedResult && rv !== "" && rv !== "0") pageSize = 0;
+    let result: PagedList<T>;
+    try {
+      result = await listWithPager(this.#lw, { resourceVersion: rv }, { pageSize, signal });
+    } catch (err) {
+      if (signal.aborted || !(isResourceExpired(err) || isTooLargeResourceVersion(err))) throw err;
+      this.#logger.debug(
+        `${this.name}: list at resourceVersion ${JSON.stringify(rv)} failed; listing the latest state`,
+        {
+          error: messageOf(err),
+        },
+      );
+      this.#resourceVersionUnavailable = true;
+      result = await listWithPager(
+        this.#lw,
+        { resourceVersion: this.#relistResourceVersion() },
+        { pageSize, signal },
+      );
+    }
+    if (rv === "0" && result.paginated) this.#paginatedResult = true;
+    this.#resourceVersionUnavailable = false;
+    this.#replace(result.items, result.resourceVersion);
+  }
+
+  #replace(items: readonly T[], resourceVersion: string): void {
+    this.#store.replace(items, resourceVersion);
+    this.#setLastSyncResourceVersion(resourceVersion);
+    this.#hasSynced = true;
+  }
+
+  #setLastSyncResourceVersion(rv: string): void {
+    this.#lastSyncResourceVersion = rv;
+    this.#lastSyncTime = this.#clock.now();
+  }
+
+  #watchTimeoutSeconds(): number {
+    return Math.max(1, Math.floor((this.#minWatchTimeoutMs / 1000) * (1 + this.#random())));
+  }
+
+  #open(options: ListOptions, signal: AbortSignal): OpenWatch<T> {
+    const startedAt = this.#clock.now();
+    const stream = this.#lw.watch(options, signal, this.#watchOptions);
+    const rv = options.resourceVersion ?? "";
+    return {
+      stream,
+      events: stream[Symbol.asyncIterator](),
+      startedAt,
+      gated: rv === "" || rv === "0",
+      eventCount: 0,
+    };
+  }
+
+  /**
+   * A streaming list: buffers the initial events until the end bookmark, replaces the
+   * store, and returns the stream (positioned after the bookmark) to go on watching.
+   */
+  async #watchList(signal: AbortSignal): Promise<OpenWatch<T>> {
+    const open = this.#open(
+      {
+        resourceVersion: this.#resourceVersionUnavailable ? "" : this.#lastSyncResourceVersion,
+        resourceVersionMatch: "NotOlderThan",
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.#watchTimeoutSeconds(),
+      },
+      signal,
+    );
+    let timedOut = false;
+    const timer = this.#clock.setTimer(this.#watchListEndTimeoutMs, () => {
+      timedOut = true;
+      open.stream.close();
+    });
+    const buffer = new Map<string, T>();
+    let received = 0;
+    try {
+      for (;;) {
+        const step = await open.events.next();
+        if (step.done) {
+          throw new WatchListIncompleteError(
+            this.name,
+            timedOut ? "timeout" : "ended",
+            received,
+            this.#watchListEndTimeoutMs,
+          );
+        }
+        const event = step.value;
+        if (event.type === "ERROR") throw new StatusError(event.object);
+        received++;
+        const obj = event.object;
+        if (!this.#hasExpectedKind(obj)) continue;
+        if (event.type === "BOOKMARK") {
+          if (!isInitialEventsEnd(obj)) continue;
+          const rv = resourceVersionOf(obj) ?? "";
+          this.#replace([...buffer.values()], rv);
+          this.#resourceVersionUnavailable = false;
+          open.gated = false;
+          open.eventCount = received;
+          return open;
+        }
+        let key: string;
+        try {
+          key = objectKey(obj as { metadata?: { name?: string; namespace?: string } });
+        } catch (err) {
+          this.#logger.error(`${this.name}: dropping a WatchList event without a key`, {
+            error: messageOf(err),
+          });
+          continue;
+        }
+        if (event.type === "DELETED") buffer.delete(key);
+        else buffer.set(key, obj);
+      }
+    } catch (err) {
+      open.stream.close();
+      if (isResourceExpired(err) || isTooLargeResourceVersion(err)) {
+        this.#resourceVersionUnavailable = true;
+      }
+      throw err;
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  /**
+   * Watches from the last RV, re-watching after clean ends and retriable errors; throws
+   * (for a relist) on any other error.
+   */
+  async #watch(handoff: OpenWatch<T> | undefined, signal: AbortSignal): Promise<void> {
+    const cycle: WatchCycle<T> = { stream: undefined, resyncFailure: undefined };
+    const resync = this.#startResync(cycle);
+    let next = handoff;
+    try {
+      for (;;) {
+        if (signal.aborted) throw signal.reason;
+        throwIfResyncFailed(cycle);
+        const open =
+          next ??
+          this.#open(
+            {
+              resourceVersion: this.#lastSyncResourceVersion,
+              allowWatchBookmarks: true,
+              timeoutSeconds: this.#watchTimeoutSeconds(),
+            },
+            signal,
+          );
+        next = undefined;
+        cycle.stream = open.stream;
+        let failure: { readonly error: unknown } | undefined;
+        try {
+          await this.#consume(open);
+        } catch (err) {
+          failure = { error: err };
+        } finally {
+          cycle.stream = undefined;
+          open.stream.close();
+        }
+        if (signal.aborted) throw signal.reason;
+        throwIfResyncFailed(cycle);
+        if (failure !== undefined) {
+          if (!isRetriableWatchError(failure.error)) throw failure.error;
+          this.#report(failure.error);
+          await this.#clock.sleep(this.#backoff.next(), signal);
+          continue;
+        }
+        const lasted = this.#clock.now() - open.startedAt;
+        if (open.eventCount === 0 && lasted < VERY_SHORT_WATCH_MS) {
+          throw new VeryShortWatchError(this.name, lasted);
+        }
+      }
+    } finally {
+      resync?.cancel();
+    }
+  }
+
+  async #consume(open: OpenWatch<T>): Promise<void> {
+    for (;;) {
+      const step = await open.events.next();
+      if (step.done) return;
+      const event = step.value;
+      if (event.type === "ERROR") throw new StatusError(event.object);
+      const obj = event.object;
+      if (!this.#hasExpectedKind(obj)) continue;
+      const rv = resourceVersionOf(obj);
+      this.#deliver(event.type, obj, rv);
+      if (event.type !== "ADDED") open.gated = false;
+      if (!open.gated && rv !== undefined) this.#setLastSyncResourceVersion(rv);
+      open.eventCount++;
+    }
+  }
+
+  #deliver(
+    type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK",
+    obj: T,
+    rv: string | undefined,
+  ): void {
+    try {
+      switch (type) {
+        case "ADDED":
+          this.#store.add(obj);
+          break;
+        case "MODIFIED":
+          this.#store.update(obj);
+          break;
+        case "DELETED":
+          this.#store.delete(obj);
+          break;
+        case "BOOKMARK":
+          if (rv !== undefined) this.#store.bookmark?.(rv);
+          break;
+      }
+    } catch (err) {
+      this.#logger.error(`${this.name}: unable to apply a ${type} watch event to the store`, {
+        error: messageOf(err),
+        resourceVersion: rv,
+      });
+    }
+  }
+
+  #hasExpectedKind(obj: unknown): boolean {
+    if (this.#expectedKind === undefined) return true;
+    const kind = isJsonObject(obj) ? obj["kind"] : undefined;
+    if (kind === this.#expectedKind) return true;
+    this.#logger.error(
+      `${this.name}: expected kind ${this.#expectedKind}, but a watch event object had kind ${String(kind)}; dropped`,
+    );
+    return false;
+  }
+
+  /** Arms the periodic resync of one watch phase; a throwing resync closes the open watch. */
+  #startResync(cycle: WatchCycle<T>): TimerHandle | undefined {
+    if (this.#resyncPeriodMs <= 0) return undefined;
+    let handle: TimerHandle | undefined;
+    let cancelled = false;
+    const arm = (): void => {
+      handle = this.#clock.setTimer(this.#resyncPeriodMs, () => {
+        try {
+          if (this.#shouldResync === undefined || this.#shouldResync()) this.#store.resync();
+        } catch (err) {
+          cycle.resyncFailure = { error: err };
+          cycle.stream?.close();
+          return;
+        }
+        if (!cancelled) arm();
+      });
+    };
+    arm();
+    return {
+      cancel: () => {
+        cancelled = true;
+        handle?.cancel();
+      },
+    };
+  }
+
+  #report(err: unknown): void {
+    this.#lastError = { error: err, at: this.#clock.now() };
+    try {
+      if (this.#errorHandler !== undefined) this.#errorHandler(err, this);
+      else this.#logError(err);
+    } catch (handlerError) {
+      this.#logger.error(`${this.name}: the watch error handler threw`, {
+        error: messageOf(handlerError),
+      });
+    }
+  }
+
+  #logError(err: unknown): void {
+    if (isResourceExpired(err)) {
+      this.#logger.debug(`${this.name}: watch closed: ${messageOf(err)}`);
+    } else {
+      this.#logger.warn(`${this.name}: list/watch failed: ${messageOf(err)}`, { error: err });
+    }
+  }
+}

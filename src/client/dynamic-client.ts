@@ -1,0 +1,67 @@
+/**
+ * The dynamic client (client-go's `dynamic.DynamicClient`): the resource verbs on
+ * unstructured objects of any resource, including custom resources, by GroupVersionResource.
+ */
+import type { GroupVersionResource } from "../core/gvk.js";
+import type { RestConfig } from "../config/rest-config.js";
+import type { RESTClientOptions } from "../rest/rest-client.js";
+import { RESTClient } from "../rest/rest-client.js";
+import type { KubeObject, KubeObjectList } from "./kube-object.js";
+import { ResourceClient } from "./resource-client.js";
+
+/**
+ * The dynamic client of one resource. As it is, it addresses the resource without a
+ * namespace: a cluster-scoped resource, or every namespace of a namespaced one (list,
+ * watch and deleteCollection then span all namespaces; other verbs on a namespaced
+ * resource answer 404). {@link namespace} gives the client of one namespace.
+ */
+export class DynamicResourceClient extends ResourceClient<KubeObject, KubeObjectList> {
+  /** The client of this resource in `namespace` (`""`: this client). */
+  namespace(namespace: string): ResourceClient<KubeObject, KubeObjectList> {
+    return new ResourceClient<KubeObject, KubeObjectList>(this.restClient, {
+      ...this.target,
+      namespace,
+    });
+  }
+}
+
+/**
+ * Clients for any resource, on unstructured {@link KubeObject}s:
+ *
+ * ```ts
+ * const dc = new DynamicClient(restConfig);
+ * const widgets = dc.resource({ group: "example.com", version: "v1", resource: "widgets" });
+ * await widgets.namespace("default").create({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } });
+ * await widgets.listAll();                       // all namespaces
+ * ```
+ *
+ * JSON only, as client-go's. The resource is not checked against discovery: a wrong
+ * group, version or plural answers 404. Strategic merge patches are refused by the server
+ * for custom resources (415). Every resource client of one DynamicClient shares its
+ * RESTClient (one transport and one client-side rate limiter).
+ */
+export class DynamicClient {
+  /** The RESTClient every request goes through. */
+  readonly restClient: RESTClient;
+
+  /**
+   * @param config the connection settings, or a RESTClient to share with other clients
+   *   (its rate limiter and transport are then shared too; `options` are ignored).
+   * @param options passed to the {@link RESTClient} built from a config (clock, logger,
+   *   rate limiter, ...).
+   * @throws {TypeError} when `config.host` is not an absolute URL.
+   */
+  constructor(config: RestConfig | RESTClient, options: RESTClientOptions = {}) {
+    this.restClient = config instanceof RESTClient ? config : new RESTClient(config, options);
+  }
+
+  /** The client of a resource (plural, e.g. `deployments`), cluster-wide or all namespaces. */
+  resource(gvr: GroupVersionResource): DynamicResourceClient {
+    return new DynamicResourceClient(this.restClient, {
+      group: gvr.group,
+      version: gvr.version,
+      resource: gvr.resource,
+      namespace: "",
+    });
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The clients: `Clientset` (typed, generated from the built-in resource table),
+ * `DynamicClient` (unstructured objects of any resource) and `MetadataClient`
+ * (PartialObjectMetadata of any resource), with the paginated list helpers they share.
+ *
+ * @packageDocumentation
+ */
+export { Clientset, type ClientsetOptions } from "./clientset.js";
+export * from "./generated/typed-clientset.js";
+export { ResourceClient } from "./resource-client.js";
+export { PodResourceClient, type EvictOptions, type PodLogOptions } from "./pod-client.js";
+export { ServiceAccountResourceClient } from "./service-account-client.js";
+export { DynamicClient, DynamicResourceClient } from "./dynamic-client.js";
+// The metadata Accept headers (PARTIAL_OBJECT_METADATA_ACCEPT, ..._LIST_ACCEPT) stay
+// module-level exports of metadata-client.ts: src/cache exports constants of the same names.
+export {
+  MetadataClient,
+  MetadataNamespaceableResourceClient,
+  MetadataResourceClient,
+} from "./metadata-client.js";
+export { MetadataWatch } from "./metadata-watch.js";
+export { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial-object-metadata.js";
+export {
+  DEFAULT_PAGE_SIZE,
+  listAllPages,
+  listPages,
+  type FetchListPage,
+  type ListAllResult,
+} from "./list-pager.js";
+export { targetApiVersion, type ResourceTarget } from "./resource-request.js";
+export { ApplyRequestError, type ApplyRequestProblem } from "./apply-request-error.js";
+export type {
+  ApplyOptions,
+  CallOptions,
+  CreateCallOptions,
+  DeleteCallOptions,
+  DeleteCollectionOptions,
+  GetCallOptions,
+  ListAllOptions,
+  ListCallOptions,
+  PagedListOptions,
+  PatchCallOptions,
+  PatchFormat,
+  UpdateCallOptions,
+  WatchCallOptions,
+} from "./call-options.js";
+export type {
+  ApplyConfiguration,
+  KubeObject,
+  KubeObjectList,
+  ListMeta,
+  ObjectList,
+  ObjectMeta,
+  ObjectWithMetadata,
+  PartialObjectMetadata,
+  PartialObjectMetadataList,
+} from "./kube-object.js";
+export {
+  DiscoveryClient,
+  DEFAULT_DISCOVERY_BURST,
+  DEFAULT_DISCOVERY_TIMEOUT_MS,
+  type DiscoveryClientOptions,
+} from "./discovery-client.js";
+export type {
+  APIGroup,
+  APIGroupList,
+  GroupVersionForDiscovery,
+  CachedDiscoveryInterface,
+  DiscoveredResource,
+  DiscoveredResourceList,
+  DiscoveredSubresource,
+  DiscoveryInterface,
+  DiscoverySource,
+  GroupsAndMaybeResources,
+  GroupsAndResources,
+  ServerVersionInfo,
+} from "./discovery-types.js";
+export {
+  GroupDiscoveryFailedError,
+  InvalidDiscoveryDocumentError,
+  StaleGroupVersionError,
+} from "./discovery-errors.js";
+export {
+  AGGREGATED_DISCOVERY_ACCEPT,
+  LEGACY_DISCOVERY_ACCEPT,
+  aggregatedDiscoveryVersion,
+  type AggregatedDiscoveryVersion,
+} from "./discovery-media-type.js";
+export { convertAggregatedDiscovery, type AggregatedDiscovery } from "./discovery-aggregated.js";
+export {
+  coreGroupFromAPIVersions,
+  encodeAPIGroupList,
+  encodeAPIResourceList,
+  groupsFromAPIGroupList,
+  resourceListFromAPIResourceList,
+} from "./discovery-legacy.js";
+export { DEFAULT_DISCOVERY_CONCURRENCY } from "./discovery-queries.js";
+export {
+  MemoryCachedDiscovery,
+  type MemoryCachedDiscoveryOptions,
+} from "./discovery-cache-memory.js";
+export {
+  DEFAULT_DISCOVERY_CACHE_TTL_MS,
+  DiskCachedDiscovery,
+  defaultCacheDir,
+  discoveryCacheDirectory,
+  type DiskCachedDiscoveryOptions,
+} from "./discovery-cache-disk.js";
+export { RESTMapper, type RESTMapperOptions } from "./rest-mapper.js";
+export { RESTMapperIndex, type ResourceMatch } from "./rest-mapper-index.js";
+export { AmbiguousResourceError, NoMatchError, type NoMatchTarget } from "./rest-mapper-errors.js";
+export type { PartialResource, RESTMapping, RESTScope } from "./rest-mapper-types.js";

@@ -1,0 +1,82 @@
+/**
+ * The pods client: the resource verbs plus the `eviction` and `log` subresources.
+ */
+import type { Pod, PodList } from "kubernetes-types/core/v1.js";
+import type { Eviction } from "kubernetes-types/policy/v1.js";
+import type { LineStream } from "../rest/line-stream.js";
+import type { DeleteOptions } from "../rest/request-options.js";
+import { deleteOptionsBody } from "../rest/request-options.js";
+import type { CallOptions } from "./call-options.js";
+import { ResourceClient } from "./resource-client.js";
+import { targetRequest } from "./resource-request.js";
+
+/** Options of `evict`: the DeleteOptions the eviction deletes the pod with. */
+export type EvictOptions = DeleteOptions & CallOptions;
+
+/** Options of `log` (core/v1 PodLogOptions); unset fields are not sent. */
+export interface PodLogOptions extends CallOptions {
+  /** The container; may be omitted when the pod has exactly one. */
+  readonly container?: string;
+  /** Keep the stream open and deliver lines as the container writes them. */
+  readonly follow?: boolean;
+  /** The log of the previous, terminated instance of the container. */
+  readonly previous?: boolean;
+  /** Only lines newer than this many seconds. */
+  readonly sinceSeconds?: number;
+  /** Only lines at or after this RFC 3339 time (exclusive with `sinceSeconds`). */
+  readonly sinceTime?: string;
+  /** Prefix every line with its RFC 3339 timestamp and a space. */
+  readonly timestamps?: boolean;
+  /** Only the last this many lines (then new ones, when following). */
+  readonly tailLines?: number;
+  /** Stop after this many bytes. */
+  readonly limitBytes?: number;
+}
+
+/**
+ * The client of `pods` in one namespace: every verb of {@link ResourceClient} plus
+ * {@link evict} (policy/v1 Eviction) and {@link log}.
+ */
+export class PodResourceClient extends ResourceClient<Pod, PodList> {
+  /**
+   * Evicts the pod `name`: POSTs a policy/v1 Eviction to `pods/NAME/eviction`, which
+   * deletes the pod unless a PodDisruptionBudget forbids it (then 429 TooManyRequests,
+   * `isTooManyRequests`).
+   */
+  async evict(name: string, options: EvictOptions = {}): Promise<void> {
+    const deleteOptions = deleteOptionsBody(options);
+    const eviction: Eviction = {
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name, namespace: this.target.namespace },
+      ...(deleteOptions !== undefined ? { deleteOptions } : {}),
+    };
+    await targetRequest(this.restClient.post(), this.target, options.signal)
+      .name(name)
+      .subresource("eviction")
+      .body(eviction)
+      .do();
+  }
+
+  /**
+   * The log of a container of the pod `name`, as lines (without the newline). Nothing is
+   * sent until the iteration starts; an error answer (404 for a missing pod, 400 for a
+   * missing or unknown container) is thrown from the first iteration. With `follow` the
+   * iteration goes on as the container writes lines, and ends when the server ends the
+   * stream (the pod is gone); `close()`, `break` or the signal end it earlier.
+   */
+  log(name: string, options: PodLogOptions = {}): LineStream {
+    const builder = targetRequest(this.restClient.get(), this.target, options.signal)
+      .name(name)
+      .subresource("log");
+    if (options.container !== undefined) builder.param("container", options.container);
+    if (options.follow === true) builder.param("follow", true);
+    if (options.previous === true) builder.param("previous", true);
+    if (options.sinceSeconds !== undefined) builder.param("sinceSeconds", options.sinceSeconds);
+    if (options.sinceTime !== undefined) builder.param("sinceTime", options.sinceTime);
+    if (options.timestamps === true) builder.param("timestamps", true);
+    if (options.tailLines !== undefined) builder.param("tailLines", options.tailLines);
+    if (options.limitBytes !== undefined) builder.param("limitBytes", options.limitBytes);
+    return builder.stream();
+  }
+}
