@@ -7,6 +7,7 @@ import type { RestConfig } from "../config/rest-config.js";
 import type { RESTClientOptions } from "../rest/rest-client.js";
 import { RESTClient } from "../rest/rest-client.js";
 import type { KubeObject, KubeObjectList } from "./kube-object.js";
+import type { ListCallOptions } from "./call-options.js";
 import { ResourceClient } from "./resource-client.js";
 
 /**
@@ -18,10 +19,31 @@ import { ResourceClient } from "./resource-client.js";
 export class DynamicResourceClient extends ResourceClient<KubeObject, KubeObjectList> {
   /** The client of this resource in `namespace` (`""`: this client). */
   namespace(namespace: string): ResourceClient<KubeObject, KubeObjectList> {
-    return new ResourceClient<KubeObject, KubeObjectList>(this.restClient, {
-      ...this.target,
-      namespace,
-    });
+    return new DynamicResourceClient(this.restClient, { ...this.target, namespace });
+  }
+
+  /**
+   * One list request. Items of built-in kinds come without apiVersion and kind (the server
+   * omits them inside lists); like client-go's unstructured decoding, they are filled in
+   * from the list so every item is a complete object.
+   */
+  override async list(options: ListCallOptions = {}): Promise<KubeObjectList> {
+    const list = await super.list(options);
+    const kind =
+      typeof list.kind === "string" && list.kind.endsWith("List")
+        ? list.kind.slice(0, -4)
+        : undefined;
+    const apiVersion = list.apiVersion;
+    if (!kind || !apiVersion || list.items.every((item) => item.kind && item.apiVersion))
+      return list;
+    return {
+      ...list,
+      items: list.items.map((item) =>
+        item.kind && item.apiVersion
+          ? item
+          : { ...item, apiVersion: item.apiVersion || apiVersion, kind: item.kind || kind },
+      ),
+    };
   }
 }
 

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { clientsTour } from "../../examples/clients-tour.js";
+
+describe("examples", () => {
+  it("the README's clients tour runs against the embedded server and prints what it says", async () => {
+    const lines: string[] = [];
+    await clientsTour((line) => lines.push(line));
+    expect(lines[0]).toMatch(/^context kubekit → https:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines).toContain(
+      "listed 1 configmap(s) at resourceVersion " + lines[1]?.split(" ").pop(),
+    );
+    expect(lines).toContain("stale update rejected: conflict=true");
+    expect(
+      lines.filter((l) => l.startsWith("watch: MODIFIED settings")).length,
+    ).toBeGreaterThanOrEqual(1);
+    expect(lines).toContain("deployment web: 2 replicas, selector app=web");
+    expect(lines).toContain("dynamic: Deployment/web");
+    expect(lines).toContain('metadata: PartialObjectMetadata settings labels={"app":"web"}');
+    expect(lines).toContain('"deploy" is apps/v1 deployments');
+    expect(lines).toContain("after delete: notFound=true");
+  });
+});
