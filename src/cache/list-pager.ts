@@ -1,14 +1,14 @@
 /**
- * The pager a Reflector lists through (client-go's `tools/pager.ListPager` as the reflector
- * uses it): pages of `limit` items following the continue token, collected into one list,
- * with client-go's fallback to an unpaginated list when a continue token expires.
+ * The pager a Reflector lists through: client-go's `tools/pager.ListPager` as the reflector
+ * uses it, over a {@link ListerWatcher}. The paging itself (continue tokens, the unpaginated
+ * relist when a token expires) is the client layer's {@link listAllPages}.
  */
-import { isResourceExpired } from "../core/status.js";
+import { DEFAULT_PAGE_SIZE, listAllPages, type ListAllResult } from "../client/list-pager.js";
 import type { ListOptions } from "../rest/index.js";
 import type { ListerWatcher } from "./lister-watcher.js";
 
 /** client-go's default page size (`pager.defaultPageSize`). */
-export const DEFAULT_PAGER_PAGE_SIZE = 500;
+export const DEFAULT_PAGER_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 
 /** Settings of {@link listWithPager}. */
 export interface ListPagerOptions {
@@ -17,47 +17,20 @@ export interface ListPagerOptions {
    * 0 asks for the whole list in one request.
    */
   readonly pageSize?: number;
-  /**
-   * When a continue page fails with 410 Expired, list once more without pagination at the
-   * requested resourceVersion instead of failing (default true, client-go's
-   * `FullListIfExpired`).
-   */
-  readonly fullListIfExpired?: boolean;
   /** Aborts the request in flight; the call rejects with `signal.reason`. */
   readonly signal?: AbortSignal;
 }
 
 /** A whole list collected from its pages. */
-export interface PagedList<T> {
-  /** Every item, in the server's order. */
-  readonly items: T[];
-  /** The list's resourceVersion (that of the first page, which every page shares), or `""`. */
-  readonly resourceVersion: string;
-  /** Whether the server split the list into more than one page (client-go's `paginatedResult`). */
-  readonly paginated: boolean;
-}
-
-/** Options of the page after one that returned `token`: the token replaces resourceVersion(Match). */
-function continueOptions(options: ListOptions, token: string): ListOptions {
-  const {
-    resourceVersion: _resourceVersion,
-    resourceVersionMatch: _resourceVersionMatch,
-    ...rest
-  } = options;
-  return { ...rest, continue: token };
-}
+export type PagedList<T> = ListAllResult<T>;
 
 /**
- * Lists everything `options` selects through `lister`, page by page.
- *
- * - The first request carries `options` with `limit` defaulted to the page size (none when
- *   the page size is 0); each next request repeats it with `continue` set and
- *   resourceVersion / resourceVersionMatch removed (the server rejects them together).
- * - An empty or absent continue token ends the list.
- * - A 410 Expired answer to a continue request (the token outlived the server's history)
- *   is, unless `fullListIfExpired` is false, followed by one unpaginated list with the
- *   original resourceVersion and match, whose result is returned as is (`paginated` true).
- *   Any other error, or 410 on the first page, rejects.
+ * Lists everything `options` selects through `lister`, page by page: the first request
+ * carries `options` with `limit` defaulted to the page size (none when it is 0); each next
+ * request repeats it with `continue` and without resourceVersion(Match); a 410 Expired
+ * answer to a continue request is followed by one unpaginated list with the original
+ * resourceVersion, whose result is returned (`paginated` stays true). Any other error, or
+ * 410 on the first page, rejects.
  */
 export async function listWithPager<T>(
   lister: Pick<ListerWatcher<T>, "list">,
@@ -69,39 +42,12 @@ export async function listWithPager<T>(
     throw new RangeError(`pageSize must be an integer >= 0, got ${pageSize}`);
   }
   const signal = pagerOptions.signal;
-  const { limit: _limit, ...unlimited } = options;
-  let request: ListOptions =
-    options.limit !== undefined && options.limit > 0
-      ? options
-      : pageSize > 0
-        ? { ...unlimited, limit: pageSize }
-        : unlimited;
-  const items: T[] = [];
-  let resourceVersion: string | undefined;
-  let paginated = false;
-  for (;;) {
-    let page;
-    try {
-      page = await lister.list(request, signal);
-    } catch (err) {
-      const canFallBack =
-        request.continue !== undefined &&
-        (pagerOptions.fullListIfExpired ?? true) &&
-        isResourceExpired(err) &&
-        signal?.aborted !== true;
-      if (!canFallBack) throw err;
-      const full = await lister.list(unlimited, signal);
-      return {
-        items: [...full.items],
-        resourceVersion: full.metadata.resourceVersion ?? "",
-        paginated,
-      };
-    }
-    resourceVersion ??= page.metadata.resourceVersion ?? "";
-    items.push(...page.items);
-    const token = page.metadata.continue;
-    if (token === undefined || token === "") return { items, resourceVersion, paginated };
-    request = continueOptions(request, token);
-    paginated = true;
-  }
+  return listAllPages<T, { items: T[]; metadata: { resourceVersion?: string; continue?: string } }>(
+    async ({ signal: _signal, ...request }) => {
+      const page = await lister.list(request, signal);
+      return { items: [...page.items], metadata: page.metadata };
+    },
+    { ...options, ...(signal ? { signal } : {}) },
+    pageSize,
+  );
 }

@@ -135,6 +135,17 @@ function isInitialEventsEnd(obj: unknown): boolean {
   return isJsonObject(annotations) && annotations[INITIAL_EVENTS_END_ANNOTATION] === "true";
 }
 
+/**
+ * Closes a watch for good: the connection, and the iterator (so that generator-based streams
+ * and decorators run their cleanup even when suspended between events).
+ */
+function closeWatch<T>(open: OpenWatch<T>): void {
+  open.stream.close();
+  void Promise.resolve()
+    .then(() => open.events.return?.())
+    .catch(() => undefined);
+}
+
 /** Ends a watch phase whose resync failed (set from a timer callback, hence not a narrowable field read). */
 function throwIfResyncFailed<T>(cycle: WatchCycle<T>): void {
   if (cycle.resyncFailure !== undefined) throw cycle.resyncFailure.error;
@@ -456,7 +467,7 @@ export class Reflector<T> {
         else buffer.set(key, obj);
       }
     } catch (err) {
-      open.stream.close();
+      closeWatch(open);
       if (isResourceExpired(err) || isTooLargeResourceVersion(err)) {
         this.#resourceVersionUnavailable = true;
       }
@@ -497,7 +508,7 @@ export class Reflector<T> {
           failure = { error: err };
         } finally {
           cycle.stream = undefined;
-          open.stream.close();
+          closeWatch(open);
         }
         if (signal.aborted) throw signal.reason;
         throwIfResyncFailed(cycle);

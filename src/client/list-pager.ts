@@ -19,10 +19,18 @@ export interface ListAllResult<T> {
   readonly items: T[];
   /** The list's resourceVersion (start a watch from it to follow later changes). */
   readonly resourceVersion: string;
+  /** Whether the server split the list into more than one page (client-go's `paginatedResult`). */
+  readonly paginated: boolean;
 }
 
-/** The options of the first page: the caller's, with the page size defaulted. */
-function firstPageOptions(options: PagedListOptions): ListCallOptions {
+/**
+ * The options of the first page: the caller's, with the page size defaulted (`pageSize` 0:
+ * no limit, one unpaginated request).
+ */
+function firstPageOptions(
+  options: PagedListOptions,
+  pageSize = DEFAULT_PAGE_SIZE,
+): ListCallOptions {
   const { labelSelector, fieldSelector, resourceVersion, resourceVersionMatch } = options;
   const { timeoutSeconds, signal } = options;
   return {
@@ -32,7 +40,11 @@ function firstPageOptions(options: PagedListOptions): ListCallOptions {
     ...(resourceVersionMatch !== undefined ? { resourceVersionMatch } : {}),
     ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
     ...(signal !== undefined ? { signal } : {}),
-    limit: options.limit !== undefined && options.limit !== 0 ? options.limit : DEFAULT_PAGE_SIZE,
+    ...(options.limit !== undefined && options.limit !== 0
+      ? { limit: options.limit }
+      : pageSize > 0
+        ? { limit: pageSize }
+        : {}),
   };
 }
 
@@ -78,35 +90,41 @@ export async function* listPages<L extends ObjectList<unknown>>(
  * requested resourceVersion. An expired first page is an error, as in client-go.
  *
  * The result's resourceVersion is the first page's (every page of a paginated list shares
- * it), or the unpaginated list's after a fallback.
+ * it), or the unpaginated list's after a fallback. `pageSize` applies when the options set
+ * no `limit` (0: one unpaginated request).
  */
 export async function listAllPages<T, L extends ObjectList<T>>(
   fetchPage: FetchListPage<L>,
   options: ListAllOptions<L> = {},
+  pageSize = DEFAULT_PAGE_SIZE,
 ): Promise<ListAllResult<T>> {
-  const first = firstPageOptions(options);
+  const first = firstPageOptions(options, pageSize);
   const items: T[] = [];
   let resourceVersion: string | undefined;
   let request = first;
+  let paginated = false;
   for (;;) {
     let page: L;
     try {
       page = await fetchPage(request);
     } catch (err) {
-      if (request.continue === undefined || !isResourceExpired(err)) throw err;
+      if (request.continue === undefined || !isResourceExpired(err) || options.signal?.aborted)
+        throw err;
       const { limit: _limit, ...unpaginated } = first;
       const full = await fetchPage(unpaginated);
       await options.onPage?.(full);
       return {
         items: [...(full.items ?? [])],
         resourceVersion: full.metadata?.resourceVersion ?? "",
+        paginated,
       };
     }
     await options.onPage?.(page);
     items.push(...(page.items ?? []));
     resourceVersion ??= page.metadata?.resourceVersion ?? "";
     const token = page.metadata?.continue;
-    if (token === undefined || token === "") return { items, resourceVersion };
+    if (token === undefined || token === "") return { items, resourceVersion, paginated };
     request = nextPageOptions(request, token);
+    paginated = true;
   }
 }

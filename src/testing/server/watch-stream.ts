@@ -55,10 +55,13 @@ export class WatchStream {
   /** Writes a BOOKMARK at revision `rv`, optionally annotated (the WatchList end marker). */
   sendBookmark(rv: number, annotations?: Record<string, string>): void {
     if (this.closed || this.stalled) return;
+    // A metadata watch's bookmarks are PartialObjectMetadata, like its events.
+    const metadataOnly = this.format.kind === "metadata";
     const object: JsonObject = {
-      kind: this.entry.info.kind,
-      apiVersion:
-        this.entry.info.group === ""
+      kind: metadataOnly ? "PartialObjectMetadata" : this.entry.info.kind,
+      apiVersion: metadataOnly
+        ? "meta.k8s.io/v1"
+        : this.entry.info.group === ""
           ? this.entry.info.version
           : `${this.entry.info.group}/${this.entry.info.version}`,
       metadata: { resourceVersion: String(rv), ...(annotations ? { annotations } : {}) },

@@ -152,11 +152,16 @@ describe("listAllPages", () => {
 
   it("returns an empty result for an empty list, and tolerates lists without items", async () => {
     const { fetch } = endpoint(0);
-    expect(await listAllPages<Item, Page>(fetch)).toEqual({ items: [], resourceVersion: "100" });
+    expect(await listAllPages<Item, Page>(fetch)).toEqual({
+      items: [],
+      resourceVersion: "100",
+      paginated: false,
+    });
     const itemless = async () => ({ metadata: { resourceVersion: "5" } });
     expect(await listAllPages<Item, { metadata: { resourceVersion: string } }>(itemless)).toEqual({
       items: [],
       resourceVersion: "5",
+      paginated: false,
     });
   });
 });
