@@ -8,3 +8,4 @@ export * from "./config/index.js";
 export * from "./rest/index.js";
 export * from "./client/index.js";
 export * from "./cache/index.js";
+export * from "./informers/index.js";

@@ -116,12 +116,12 @@ function pascal(name: string): string {
 }
 
 /** The folder of a group in kubernetes-types (`rbac` for rbac.authorization.k8s.io). */
-function typesFolder(group: string): string {
+export function typesFolder(group: string): string {
   return group === "" ? "core" : (group.split(".")[0] ?? group);
 }
 
 /** The interfaces `kubernetes-types/<folder>/<version>.d.ts` exports (empty when absent). */
-function exportedTypes(group: string, version: string): ReadonlySet<string> {
+export function exportedTypes(group: string, version: string): ReadonlySet<string> {
   const require = createRequire(import.meta.url);
   const root = dirname(require.resolve("kubernetes-types/package.json"));
   let text: string;

@@ -1,0 +1,33 @@
+/**
+ * The informer factories: `SharedInformerFactory` (typed accessors of every built-in
+ * resource, generated from the resource table, and `forResource(gvr)`),
+ * `DynamicSharedInformerFactory` (unstructured objects of any resource, custom resources
+ * included) and `MetadataSharedInformerFactory` (PartialObjectMetadata of any resource).
+ *
+ * @packageDocumentation
+ */
+export {
+  SharedInformerFactory,
+  type SharedInformerFactoryOptions,
+} from "./shared-informer-factory.js";
+export * from "./generated/typed-informers.js";
+export {
+  DynamicSharedInformerFactory,
+  type DynamicSharedInformerFactoryOptions,
+} from "./dynamic-shared-informer-factory.js";
+export {
+  MetadataSharedInformerFactory,
+  type MetadataSharedInformerFactoryOptions,
+} from "./metadata-shared-informer-factory.js";
+export {
+  BaseInformerFactory,
+  type InformerFactorySettings,
+  type InformerSource,
+} from "./base-informer-factory.js";
+export type { InformerFactoryOptions, InformerTuning } from "./informer-factory-options.js";
+export type { GenericInformer, InformerResource, ResourceInformer } from "./resource-informer.js";
+export { NamespacedResourceLister } from "./namespaced-resource-lister.js";
+export { ClusterResourceLister } from "./cluster-resource-lister.js";
+export { gvrKey, isGvrKey } from "./gvr-key.js";
+export { partialObjectMetadataListerWatcher } from "./partial-object-metadata-lister-watcher.js";
+export { waitForCacheSync } from "../cache/wait-for-cache-sync.js";
