@@ -21,6 +21,7 @@ import { processDeltas } from "./process-deltas.js";
 import { ProcessorListener } from "./processor-listener.js";
 import { RealFIFO } from "./real-fifo.js";
 import { Reflector } from "./reflector.js";
+import type { ReflectorStore } from "./reflector-store.js";
 import type { EventHandlerRegistration, ResourceEventHandler } from "./resource-event-handler.js";
 import {
   MINIMUM_RESYNC_PERIOD_MS,
@@ -189,7 +190,7 @@ export class SharedIndexInformer<T> {
   readonly name: string;
   /**
    * The cache. Keys are `namespace/name` (or `name`); it always has the namespace index.
-   * Read it freely; write to it only if you know the informer will overwrite your changes.
+   * Treat it as read-only: a write bypasses the handlers and is overwritten by the informer.
    */
   readonly indexer: Indexer<T>;
   readonly #listerWatcher: ListerWatcher<T>;
@@ -378,7 +379,11 @@ export class SharedIndexInformer<T> {
    */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#started) {
-      throw new InformerLifecycleError("AlreadyStarted", this.name, "run() may only be called once");
+      throw new InformerLifecycleError(
+        "AlreadyStarted",
+        this.name,
+        "run() may only be called once",
+      );
     }
     this.#started = true;
     try {
@@ -386,7 +391,7 @@ export class SharedIndexInformer<T> {
       const reflector = new Reflector<T>({
         name: this.name,
         listerWatcher: this.#listerWatcher,
-        store: this.#queue,
+        store: this.#reflectorStore(),
         resyncPeriodMs: this.#resyncCheckPeriodMs,
         shouldResync: () => this.#processor.shouldResync(this.#clock.now()),
         clock: this.#clock,
@@ -473,6 +478,36 @@ export class SharedIndexInformer<T> {
       );
     }
     this.#watchErrorHandler = handler;
+  }
+
+  /**
+   * The queue as the reflector writes to it, re-checking sync waiters after every write: a
+   * DeltaFIFO can become synced without anything to pop (an empty first list).
+   */
+  #reflectorStore(): ReflectorStore<T> {
+    const queue = this.#queue;
+    const waiters = this.#waiters;
+    const bookmark = queue.bookmark?.bind(queue);
+    return {
+      add: (obj) => {
+        queue.add(obj);
+        waiters.notify();
+      },
+      update: (obj) => {
+        queue.update(obj);
+        waiters.notify();
+      },
+      delete: (obj) => {
+        queue.delete(obj);
+        waiters.notify();
+      },
+      replace: (list, resourceVersion) => {
+        queue.replace(list, resourceVersion);
+        waiters.notify();
+      },
+      resync: () => queue.resync(),
+      ...(bookmark !== undefined ? { bookmark } : {}),
+    };
   }
 
   /** The transform, then (with `detectMutations`) the deep freeze: what enters the queue. */

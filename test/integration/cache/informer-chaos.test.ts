@@ -13,8 +13,9 @@
  *   working; no unhandled rejection.
  *
  * Everything random is drawn from a seeded PRNG per run; a failure names the seed (the test
- * title), and `vitest run -t "<seed>"` replays that run's plan (interleavings on the real
- * clock differ from run to run, the plan and the fault sequence do not).
+ * title and the message), and `vitest run -t "seed 0x5eed0001"` runs that seed again with the
+ * same plan of writes and the same random draws for faults (interleavings on the real clock —
+ * which write a fault hits — differ from run to run).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
@@ -71,7 +72,7 @@ const RUNS: readonly ChaosRun[] = [
     queue: "in-order",
     useWatchList: false,
     resyncPeriodMs: 0,
-    writes: 1_000,
+    writes: 1_500,
     names: 40,
     concurrency: 6,
     historySize: 40,
@@ -80,8 +81,8 @@ const RUNS: readonly ChaosRun[] = [
     seed: 0x5eed0002,
     queue: "delta-fifo",
     useWatchList: false,
-    resyncPeriodMs: 10_000,
-    writes: 1_000,
+    resyncPeriodMs: 30_000,
+    writes: 1_500,
     names: 30,
     concurrency: 6,
     historySize: 25,
@@ -90,8 +91,8 @@ const RUNS: readonly ChaosRun[] = [
     seed: 0x5eed0003,
     queue: "in-order",
     useWatchList: true,
-    resyncPeriodMs: 10_000,
-    writes: 1_000,
+    resyncPeriodMs: 30_000,
+    writes: 1_500,
     names: 50,
     concurrency: 8,
     historySize: 60,
@@ -101,7 +102,7 @@ const RUNS: readonly ChaosRun[] = [
     queue: "delta-fifo",
     useWatchList: true,
     resyncPeriodMs: 0,
-    writes: 1_000,
+    writes: 1_500,
     names: 25,
     concurrency: 5,
     historySize: 30,
@@ -121,19 +122,21 @@ const STALL_DETECTION_MS = MIN_WATCH_TIMEOUT_MS + IDLE_GRACE_MS;
 /**
  * The informer's clock runs this many times faster than real time. The informer has no
  * backoff option, and its reflector backs off 800 ms doubling to 30 s (client-go's) on the
- * informer's clock: on an accelerated clock that is 32 ms to 1.2 s (jittered up to 2×), so
+ * informer's clock: on an accelerated clock that is 8 ms to 300 ms (jittered up to 2×), so
  * the informer recovers between faults that fire every few tens of ms. Everything else on that
- * clock scales alike: the very-short-watch threshold (1 s → 40 ms), the WatchList end timeout,
+ * clock scales alike: the very-short-watch threshold (1 s → 10 ms), the WatchList end timeout,
  * resync periods and their 1 s floor. The HTTP side (server, watch timeouts, idle deadlines)
  * stays on the real clock.
  */
-const CLOCK_RATE = 25;
+const CLOCK_RATE = 100;
 
 /** Server bookmarks keep healthy-but-quiet watches sending bytes. */
 const BOOKMARK_INTERVAL_MS = 250;
 
-/** How long the writers keep going (beyond the plan) while an expected fault effect is missing. */
-const EFFECT_DEADLINE_MS = 20_000;
+/** The planned writes of a run are spread over this long. */
+const CHAOS_MS = 5_000;
+/** How long the writers keep going beyond CHAOS_MS while an expected fault effect is missing. */
+const EFFECT_GRACE_MS = 10_000;
 /** How long the cache may take to converge once writes and faults stopped. */
 const CONVERGENCE_TIMEOUT_MS = 20_000;
 /** How long one write may keep failing (e.g. across a restart) before the test gives up. */
@@ -223,12 +226,30 @@ class RequestStats {
   /** Failed list pages, by HTTP code (or error name). */
   readonly listFailures = new Map<string, number>();
   watches = 0;
+  /** Watches that asked for initial events (WatchList). */
+  watchLists = 0;
   /** Watches whose request was answered with an error status, by code. */
   readonly watchOpenFailures = new Map<string, number>();
-  /** Watches that the server ended cleanly (a cut, or their timeout). */
-  watchCleanEnds = 0;
+  /** Watches the server ended cleanly before their timeout: cut by `closeWatches`. */
+  watchCuts = 0;
+  /** Watches the server ended cleanly at their timeout. */
+  watchTimeouts = 0;
   /** Watches being iterated right now. */
   activeWatches = 0;
+
+  /** Injected failures (429/500/503) the informer's lists met. */
+  get injectedListFailures(): number {
+    return injectedCount(this.listFailures);
+  }
+
+  /** Injected failures (429/500/503) the informer's watch requests met. */
+  get injectedWatchFailures(): number {
+    return injectedCount(this.watchOpenFailures);
+  }
+}
+
+function injectedCount(failures: ReadonlyMap<string, number>): number {
+  return FAILURE_CODES.reduce((sum, code) => sum + (failures.get(String(code)) ?? 0), 0);
 }
 
 function failureLabel(err: unknown): string {
@@ -258,6 +279,7 @@ class CountingListerWatcher<T> implements ListerWatcher<T> {
   watch(options: ListOptions, signal?: AbortSignal, watchOptions?: WatchOptions): WatchStream<T> {
     const inner = this.inner.watch(options, signal, watchOptions);
     const stats = this.stats;
+    if (options.sendInitialEvents === true) stats.watchLists++;
     let closedByClient = false;
     return {
       close: () => {
@@ -268,6 +290,7 @@ class CountingListerWatcher<T> implements ListerWatcher<T> {
         const events = inner[Symbol.asyncIterator]();
         let state: "idle" | "active" | "finished" = "idle";
         let received = 0;
+        let startedAt = 0;
         const finish = (): void => {
           if (state === "active") stats.activeWatches--;
           state = "finished";
@@ -276,13 +299,18 @@ class CountingListerWatcher<T> implements ListerWatcher<T> {
           next: async () => {
             if (state === "idle") {
               state = "active";
+              startedAt = Date.now();
               stats.watches++;
               stats.activeWatches++;
             }
             try {
               const step = await events.next();
               if (step.done) {
-                if (!closedByClient && !(signal?.aborted ?? false)) stats.watchCleanEnds++;
+                if (!closedByClient && !(signal?.aborted ?? false)) {
+                  // The server times a watch out after timeoutSeconds (>= 1 s): shorter is a cut.
+                  if (Date.now() - startedAt < MIN_WATCH_TIMEOUT_MS - 50) stats.watchCuts++;
+                  else stats.watchTimeouts++;
+                }
                 finish();
               } else {
                 received++;
@@ -380,6 +408,10 @@ class RecordingHandler implements ResourceEventHandler<ConfigMap> {
   initialAdds = 0;
   /** Handler calls still running (the slow handler's awaited delays). */
   inFlight = 0;
+  /** The largest backlog of this handler seen when it was called (set {@link backlogOf}). */
+  maxBacklog = 0;
+  /** Reads this handler's registration backlog. */
+  backlogOf: () => number = () => 0;
 
   constructor(
     readonly name: string,
@@ -456,6 +488,7 @@ class RecordingHandler implements ResourceEventHandler<ConfigMap> {
   }
 
   private pause(): void | Promise<void> {
+    this.maxBacklog = Math.max(this.maxBacklog, this.backlogOf());
     const ms = this.delayMs();
     if (ms === undefined) return undefined;
     this.inFlight++;
@@ -631,14 +664,31 @@ type FaultKind = (typeof FAULT_KINDS)[number];
 
 const FAILURE_CODES = [429, 500, 503] as const;
 
+/** The random draws of one fault step (drawn together, so every step consumes the same amount). */
+interface FaultDraw {
+  readonly preferMissing: boolean;
+  readonly pick: number;
+  readonly code: (typeof FAILURE_CODES)[number];
+  readonly count: number;
+  readonly retryAfter: boolean;
+  readonly latencyMs: number;
+  readonly pauseMs: number;
+  readonly quietAfterStall: boolean;
+}
+
 /**
  * Fires the server's faults at random intervals until stopped. The first round fires every
  * kind once (in a seeded order); later, a kind whose effect has not been observed yet is
- * preferred. After a stall it sometimes stays quiet long enough for the informer to detect
- * the half-open watch by itself (otherwise a later cut or restart ends the stalled watch).
+ * preferred. List/watch failures are injected only when the previous ones were consumed (they
+ * wait for the informer's next request; piling them up would keep it failing for seconds).
+ * After a stall it sometimes stays quiet long enough for the informer to detect the half-open
+ * watch by itself (otherwise a later cut or restart ends the stalled watch).
  */
 class FaultLoop {
+  /** Faults fired that could take effect, by kind. */
   readonly fired = new Map<FaultKind, number>();
+  #injectedListFailures = 0;
+  #injectedWatchFailures = 0;
   #stopped = false;
 
   constructor(
@@ -656,28 +706,37 @@ class FaultLoop {
   async run(): Promise<void> {
     const firstRound = this.rng.shuffle(FAULT_KINDS);
     for (let i = 0; !this.#stopped; i++) {
+      const draw: FaultDraw = {
+        preferMissing: this.rng.chance(0.5),
+        pick: this.rng.next(),
+        code: this.rng.pick(FAILURE_CODES),
+        count: this.rng.int(1, 4),
+        retryAfter: this.rng.chance(0.5),
+        latencyMs: this.rng.int(1, 15),
+        pauseMs: this.rng.int(15, 120),
+        quietAfterStall: this.rng.chance(0.25),
+      };
       const missing = this.missing();
-      const kind =
-        firstRound[i] ??
-        (missing.length > 0 && this.rng.chance(0.5)
-          ? this.rng.pick(missing)
-          : this.rng.pick(FAULT_KINDS));
-      await this.fire(kind);
-      let pause = this.rng.int(20, 160);
-      if (kind === "stallWatches" && (missing.includes(kind) || this.rng.chance(0.25))) {
-        pause = STALL_DETECTION_MS + 250;
-      }
-      await sleep(pause);
+      const pool = draw.preferMissing && missing.length > 0 ? missing : FAULT_KINDS;
+      const kind = firstRound[i] ?? (pool[Math.floor(draw.pick * pool.length)] as FaultKind);
+      await this.fire(kind, draw);
+      const quiet = kind === "stallWatches" && (missing.includes(kind) || draw.quietAfterStall);
+      await sleep(quiet ? STALL_DETECTION_MS + 250 : draw.pauseMs);
       if (kind === "latency") this.server.faults.setLatency(0);
     }
   }
 
-  private async fire(kind: FaultKind): Promise<void> {
+  private async fire(kind: FaultKind, draw: FaultDraw): Promise<void> {
     const faults = this.server.faults;
     const count = (): void => increment(this.fired as Map<string, number>, kind);
+    const failure = {
+      code: draw.code,
+      // A 429 always carries Retry-After (1 s by default): make it 0, the clients retry themselves.
+      ...(draw.code === 429 || draw.retryAfter ? { retryAfterSeconds: 0 } : {}),
+    };
     switch (kind) {
       case "closeWatches":
-        // Only a cut of an open watch counts as fired.
+        // A cut or stall counts only when the informer has a watch open.
         if (this.stats.activeWatches > 0) count();
         faults.closeWatches();
         return;
@@ -690,30 +749,28 @@ class FaultLoop {
         faults.compactHistory();
         return;
       case "failList":
-      case "failWatch":
-      case "failWrite": {
+        if (this.#injectedListFailures > this.stats.injectedListFailures) return;
         count();
-        const code = this.rng.pick(FAILURE_CODES);
-        const verbs =
-          kind === "failList"
-            ? ["list"]
-            : kind === "failWatch"
-              ? ["watch"]
-              : ["create", "patch", "delete"];
-        faults.failNext(this.rng.int(1, 4), {
-          code,
-          verbs,
-          ...(code === 429 || this.rng.chance(0.5) ? { retryAfterSeconds: 0 } : {}),
-        });
+        this.#injectedListFailures = this.stats.injectedListFailures + draw.count;
+        faults.failNext(draw.count, { ...failure, verbs: ["list"] });
         return;
-      }
+      case "failWatch":
+        if (this.#injectedWatchFailures > this.stats.injectedWatchFailures) return;
+        count();
+        this.#injectedWatchFailures = this.stats.injectedWatchFailures + draw.count;
+        faults.failNext(draw.count, { ...failure, verbs: ["watch"] });
+        return;
+      case "failWrite":
+        count();
+        faults.failNext(draw.count, { ...failure, verbs: ["create", "patch", "delete"] });
+        return;
       case "restart":
         count();
         await faults.restart();
         return;
       case "latency":
         count();
-        faults.setLatency(this.rng.int(1, 15));
+        faults.setLatency(draw.latencyMs);
         return;
     }
   }
@@ -823,17 +880,20 @@ async function chaos(run: ChaosRun): Promise<void> {
     const slowRng = rng.derive(1);
     const handlers = [
       new RecordingHandler("fast"),
-      new RecordingHandler("slow", () => (slowRng.chance(0.08) ? slowRng.int(1, 6) : undefined)),
+      new RecordingHandler("slow", () => (slowRng.chance(0.15) ? slowRng.int(1, 8) : undefined)),
     ];
     // The slow handler resyncs half as often: same-RV updates reach only the handlers due.
     const registrations = handlers.map((h, i) =>
       informer.addEventHandler(h, { resyncPeriodMs: run.resyncPeriodMs * (i + 1) }),
     );
+    handlers.forEach((h, i) => {
+      h.backlogOf = () => registrations[i]?.backlog ?? 0;
+    });
     running = informer.run(stopInformer.signal);
 
     // Which fault kinds have shown an effect.
     const effects: Record<FaultKind, () => boolean> = {
-      closeWatches: () => lw.stats.watchCleanEnds > 0,
+      closeWatches: () => lw.stats.watchCuts > 0,
       stallWatches: () => errors.count("idle-timeout") > 0,
       compactHistory: () => errors.count("expired") > 0,
       failList: () => lw.stats.listFailures.size > 0,
@@ -851,15 +911,26 @@ async function chaos(run: ChaosRun): Promise<void> {
     for (let i = 0; i < run.writes; i++) {
       plan.push(randomOp(rng, nameOf(rng.int(0, run.names)), i));
     }
-    const effectDeadline = Date.now() + EFFECT_DEADLINE_MS;
+    // Each writer spreads its ops evenly over CHAOS_MS, so that faults hit a stream of writes.
+    const chaosStart = Date.now();
+    const effectDeadline = chaosStart + CHAOS_MS + EFFECT_GRACE_MS;
     let serial = run.writes;
     const writers = Array.from({ length: run.concurrency }, async (_, w) => {
       const owned = (name: string): boolean => Number(name.slice(3)) % run.concurrency === w;
-      for (const op of plan) if (owned(op.name)) await writer.apply(op);
+      const mine = plan.filter((op) => owned(op.name));
+      const gapMs = CHAOS_MS / Math.max(1, mine.length);
+      let due = chaosStart;
+      const paced = async (op: WriteOp): Promise<void> => {
+        const wait = due - Date.now();
+        if (wait > 0) await sleep(wait);
+        due += gapMs;
+        await writer.apply(op);
+      };
+      for (const op of mine) await paced(op);
       const extra = rng.derive(100 + w);
       const names = Array.from({ length: run.names }, (_, i) => nameOf(i)).filter(owned);
       while (names.length > 0 && missing().length > 0 && Date.now() < effectDeadline) {
-        await writer.apply(randomOp(extra, extra.pick(names), serial++));
+        await paced(randomOp(extra, extra.pick(names), serial++));
       }
     });
     const faulting = faultLoop.run();
@@ -882,11 +953,11 @@ async function chaos(run: ChaosRun): Promise<void> {
       `writes=${writer.applied} final objects=${final.items.length} rv=${final.resourceVersion}`,
       `faults: ${formatCounts(faultLoop.fired)}`,
       `informer errors: ${formatCounts(errors.counts)}`,
-      `requests: lists=${lw.stats.lists} (failed ${formatCounts(lw.stats.listFailures)}) watches=${lw.stats.watches} (failed ${formatCounts(lw.stats.watchOpenFailures)}, cut/ended ${lw.stats.watchCleanEnds})`,
+      `requests: lists=${lw.stats.lists} watchLists=${lw.stats.watchLists} (failed ${formatCounts(lw.stats.listFailures)}) watches=${lw.stats.watches} (failed ${formatCounts(lw.stats.watchOpenFailures)}, cut ${lw.stats.watchCuts}, timed out ${lw.stats.watchTimeouts})`,
       `writer errors: ${formatCounts(writer.failures)}`,
       ...handlers.map(
         (h) =>
-          `${h.name}: ${h.notifications.length} notifications, ${h.tombstones} tombstones, ${h.syncUpdates} same-RV updates`,
+          `${h.name}: ${h.notifications.length} notifications, ${h.tombstones} tombstones, ${h.syncUpdates} same-RV updates, max backlog ${h.maxBacklog}`,
       ),
     ].join("\n  ");
     expect(
@@ -914,6 +985,13 @@ async function chaos(run: ChaosRun): Promise<void> {
       expect(viewDiff(h.view, final.items), `${summary}\n${h.name}: final state`).toEqual([]);
     }
 
+    // The paths the faults are meant to reach were reached: deletions detected by a relist
+    // (tombstones) and, when enabled, streaming lists.
+    for (const h of handlers)
+      expect(h.tombstones, `${summary}\n${h.name}: tombstones`).toBeGreaterThan(0);
+    expect(handlers[1]?.maxBacklog, `${summary}\nthe slow handler never lagged`).toBeGreaterThan(0);
+    if (run.useWatchList) expect(lw.stats.watchLists, `${summary}\nWatchLists`).toBeGreaterThan(0);
+
     // Every fault kind fired and had its effect.
     expect(missing(), `${summary}\nfault kinds without an observed effect`).toEqual([]);
     expect(errorLogs, `${summary}\ninformer logged errors`).toEqual([]);
@@ -928,8 +1006,12 @@ async function chaos(run: ChaosRun): Promise<void> {
   }
 }
 
+const EXTRA: ChaosRun[] = Array.from({ length: 16 }, (_, i) => ({
+  ...(RUNS[i % 4] as ChaosRun),
+  seed: 0x7e570000 + i,
+}));
 describe("SharedIndexInformer under chaos (issue 4)", () => {
-  for (const run of RUNS) {
+  for (const run of EXTRA) {
     it(`seed ${hex(run.seed)}: ${run.queue}${run.useWatchList ? ", WatchList" : ""}, ${run.writes}+ writes`, async () => {
       await chaos(run);
     }, 45_000);

@@ -94,6 +94,7 @@ export class FakeListerWatcher implements ListerWatcher<Obj> {
   readonly watches: FakeWatch[] = [];
   #rv = 100;
   #history: { readonly rv: number; readonly event: WatchEvent<Obj> }[] = [];
+  #listGate: Promise<void> | undefined;
 
   constructor(initial: readonly Obj[] = []) {
     for (const o of initial) this.objects.set(keyOf(o), withRv(o, ++this.#rv));
@@ -149,7 +150,26 @@ export class FakeListerWatcher implements ListerWatcher<Obj> {
     return this.watches[count - 1] as FakeWatch;
   }
 
+  /** Lists from now on wait until the returned function is called (or their signal aborts). */
+  holdLists(): () => void {
+    let release: () => void = () => undefined;
+    this.#listGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return () => {
+      this.#listGate = undefined;
+      release();
+    };
+  }
+
   async list(options: ListOptions, signal?: AbortSignal): Promise<ListPage<Obj>> {
+    const gate = this.#listGate;
+    if (gate !== undefined) {
+      await new Promise<void>((resolve, reject) => {
+        void gate.then(resolve);
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+    }
     if (signal?.aborted) throw signal.reason;
     this.lists.push(options);
     return {
