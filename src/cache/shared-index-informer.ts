@@ -20,6 +20,7 @@ import type { DeltaHandler } from "./process-deltas.js";
 import { processDeltas } from "./process-deltas.js";
 import { ProcessorListener } from "./processor-listener.js";
 import { RealFIFO } from "./real-fifo.js";
+import type { BackoffPolicy } from "../core/backoff.js";
 import { Reflector } from "./reflector.js";
 import type { ReflectorStore } from "./reflector-store.js";
 import type { EventHandlerRegistration, ResourceEventHandler } from "./resource-event-handler.js";
@@ -50,6 +51,8 @@ export interface InformerReflectorOptions {
   readonly idleGraceMs?: number;
   /** How long a WatchList may take to send its end bookmark before falling back (default 30 s). */
   readonly watchListEndTimeoutMs?: number;
+  /** The reflector's retry backoff (default client-go's: 800 ms doubling to 30 s, jittered, reset after 2 min). */
+  readonly backoff?: BackoffPolicy;
 }
 
 /** Settings of a {@link SharedIndexInformer}. */
