@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientsTour } from "../../examples/clients-tour.js";
+import { informerTour } from "../../examples/informer-tour.js";
 
 describe("examples", () => {
   it("the README's clients tour runs against the embedded server and prints what it says", async () => {
@@ -18,5 +19,19 @@ describe("examples", () => {
     expect(lines).toContain('metadata: PartialObjectMetadata settings labels={"app":"web"}');
     expect(lines).toContain('"deploy" is apps/v1 deployments');
     expect(lines).toContain("after delete: notFound=true");
+  });
+
+  it("the README's informer example: informer → handler → lister", async () => {
+    const lines: string[] = [];
+    await informerTour((line) => lines.push(line));
+    expect(lines).toEqual([
+      "add web-0 (initial list)",
+      "synced: /v1/pods=true",
+      "add web-1",
+      "update web-0: - → be",
+      "lister: web-0, web-1",
+      "delete web-1",
+      "lister after delete: notFound=true",
+    ]);
   });
 });
