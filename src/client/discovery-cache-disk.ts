@@ -20,17 +20,12 @@ import {
   groupsFromAPIGroupList,
   resourceListFromAPIResourceList,
 } from "./discovery-legacy.js";
-import {
-  DEFAULT_DISCOVERY_CONCURRENCY,
-  queryGroupsAndResources,
-  queryPreferredResources,
-} from "./discovery-queries.js";
+import { DEFAULT_DISCOVERY_CONCURRENCY, DiscoveryQueries } from "./discovery-queries.js";
 import type {
   CachedDiscoveryInterface,
   DiscoveredResourceList,
   DiscoverySource,
   GroupsAndMaybeResources,
-  GroupsAndResources,
   ServerVersionInfo,
 } from "./discovery-types.js";
 
@@ -105,14 +100,17 @@ function isSafeSegment(segment: string): boolean {
  * - `serverVersion` is never cached. Groups or versions that are not safe path segments are
  *   never cached either.
  */
-export class DiskCachedDiscovery implements CachedDiscoveryInterface, DiscoverySource {
+export class DiskCachedDiscovery
+  extends DiscoveryQueries
+  implements CachedDiscoveryInterface, DiscoverySource
+{
   /** `<cacheDir>/discovery/<host>`. */
   readonly directory: string;
   readonly #delegate: DiscoverySource;
   readonly #ttlMs: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #concurrency: number;
+  protected readonly queryConcurrency: number;
   /** Files this instance wrote since the last invalidation. */
   #ourFiles = new Set<string>();
   #invalidated = false;
@@ -120,6 +118,7 @@ export class DiskCachedDiscovery implements CachedDiscoveryInterface, DiscoveryS
 
   /** @throws {RangeError} for a negative TTL or a `concurrency` below 1. */
   constructor(delegate: DiscoverySource, options: DiskCachedDiscoveryOptions = {}) {
+    super();
     const ttlMs = options.ttlMs ?? DEFAULT_DISCOVERY_CACHE_TTL_MS;
     if (!(ttlMs >= 0)) throw new RangeError(`ttlMs must be >= 0, got ${ttlMs}`);
     const concurrency = options.concurrency ?? DEFAULT_DISCOVERY_CONCURRENCY;
@@ -131,7 +130,7 @@ export class DiskCachedDiscovery implements CachedDiscoveryInterface, DiscoveryS
     this.#ttlMs = ttlMs;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? consoleLogger;
-    this.#concurrency = concurrency;
+    this.queryConcurrency = concurrency;
   }
 
   /** The delegate's server URL. */
@@ -205,18 +204,6 @@ export class DiskCachedDiscovery implements CachedDiscoveryInterface, DiscoveryS
     const live = await this.#delegate.serverResourcesForGroupVersion(groupVersion, signal);
     await this.#write(file, encodeAPIResourceList(live));
     return live;
-  }
-
-  serverGroupsAndResources(signal?: AbortSignal): Promise<GroupsAndResources> {
-    return queryGroupsAndResources(this, this.#concurrency, signal);
-  }
-
-  serverPreferredResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
-    return queryPreferredResources(this, this.#concurrency, false, signal);
-  }
-
-  serverPreferredNamespacedResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
-    return queryPreferredResources(this, this.#concurrency, true, signal);
   }
 
   /** The resource file of a group version, or `undefined` when it cannot be cached safely. */

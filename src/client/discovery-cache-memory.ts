@@ -8,8 +8,8 @@ import { RequestTimeoutError, TransportError } from "../rest/request-errors.js";
 import { GroupDiscoveryFailedError } from "./discovery-errors.js";
 import {
   DEFAULT_DISCOVERY_CONCURRENCY,
+  DiscoveryQueries,
   queryGroupsAndResources,
-  queryPreferredResources,
 } from "./discovery-queries.js";
 import type {
   CachedDiscoveryInterface,
@@ -60,21 +60,25 @@ function isTransient(err: Error): boolean {
  *
  * Returned lists and groups are shared with the cache: treat them as read-only.
  */
-export class MemoryCachedDiscovery implements CachedDiscoveryInterface, DiscoverySource {
+export class MemoryCachedDiscovery
+  extends DiscoveryQueries
+  implements CachedDiscoveryInterface, DiscoverySource
+{
   readonly #delegate: DiscoverySource;
-  readonly #concurrency: number;
+  protected readonly queryConcurrency: number;
   #state: CacheState | undefined;
   #flight = new SingleFlight<CacheState>();
   #generation = 0;
 
   /** @throws {RangeError} for a `concurrency` below 1. */
   constructor(delegate: DiscoverySource, options: MemoryCachedDiscoveryOptions = {}) {
+    super();
     const concurrency = options.concurrency ?? DEFAULT_DISCOVERY_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`concurrency must be an integer >= 1, got ${concurrency}`);
     }
     this.#delegate = delegate;
-    this.#concurrency = concurrency;
+    this.queryConcurrency = concurrency;
   }
 
   /** The delegate's server URL. */
@@ -149,18 +153,6 @@ export class MemoryCachedDiscovery implements CachedDiscoveryInterface, Discover
     }
   }
 
-  serverGroupsAndResources(signal?: AbortSignal): Promise<GroupsAndResources> {
-    return queryGroupsAndResources(this, this.#concurrency, signal);
-  }
-
-  serverPreferredResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
-    return queryPreferredResources(this, this.#concurrency, false, signal);
-  }
-
-  serverPreferredNamespacedResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
-    return queryPreferredResources(this, this.#concurrency, true, signal);
-  }
-
   async #load(signal: AbortSignal | undefined): Promise<CacheState> {
     if (this.#state !== undefined) return this.#state;
     const generation = this.#generation;
@@ -175,7 +167,7 @@ export class MemoryCachedDiscovery implements CachedDiscoveryInterface, Discover
     let groups: GroupsAndResources;
     const entries = new Map<string, DiscoveredResourceList | Error>();
     try {
-      groups = await queryGroupsAndResources(this.#delegate, this.#concurrency, signal);
+      groups = await queryGroupsAndResources(this.#delegate, this.queryConcurrency, signal);
     } catch (err) {
       if (!(err instanceof GroupDiscoveryFailedError)) throw err;
       groups = err;

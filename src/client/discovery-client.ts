@@ -28,17 +28,12 @@ import {
   aggregatedDiscoveryVersion,
   LEGACY_DISCOVERY_ACCEPT,
 } from "./discovery-media-type.js";
-import {
-  DEFAULT_DISCOVERY_CONCURRENCY,
-  queryGroupsAndResources,
-  queryPreferredResources,
-} from "./discovery-queries.js";
+import { DEFAULT_DISCOVERY_CONCURRENCY, DiscoveryQueries } from "./discovery-queries.js";
 import type {
   DiscoveredResourceList,
   DiscoveryInterface,
   DiscoverySource,
   GroupsAndMaybeResources,
-  GroupsAndResources,
   ServerVersionInfo,
 } from "./discovery-types.js";
 
@@ -93,11 +88,14 @@ interface RootAnswer {
  * client-go's discovery burst (300 when the config's burst is unset); built from a
  * `RESTClient`, it uses that client as it is.
  */
-export class DiscoveryClient implements DiscoveryInterface, DiscoverySource {
+export class DiscoveryClient
+  extends DiscoveryQueries
+  implements DiscoveryInterface, DiscoverySource
+{
   /** The REST client requests go through. */
   readonly restClient: RESTClient;
   readonly #aggregated: boolean;
-  readonly #concurrency: number;
+  protected readonly queryConcurrency: number;
   readonly #timeoutMs: number;
 
   /**
@@ -105,6 +103,7 @@ export class DiscoveryClient implements DiscoveryInterface, DiscoverySource {
    * @throws as `new RESTClient(config)` for an invalid config.
    */
   constructor(config: RestConfig | RESTClient, options: DiscoveryClientOptions = {}) {
+    super();
     const concurrency = options.concurrency ?? DEFAULT_DISCOVERY_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`concurrency must be an integer >= 1, got ${concurrency}`);
@@ -114,7 +113,7 @@ export class DiscoveryClient implements DiscoveryInterface, DiscoverySource {
     }
     this.restClient = config instanceof RESTClient ? config : discoveryRestClient(config, options);
     this.#aggregated = options.aggregated ?? true;
-    this.#concurrency = concurrency;
+    this.queryConcurrency = concurrency;
     this.#timeoutMs =
       options.timeoutMs ?? this.restClient.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   }
@@ -194,21 +193,6 @@ export class DiscoveryClient implements DiscoveryInterface, DiscoverySource {
       }
       throw err;
     }
-  }
-
-  /** Every group and the resources of each version; see {@link DiscoveryInterface}. */
-  serverGroupsAndResources(signal?: AbortSignal): Promise<GroupsAndResources> {
-    return queryGroupsAndResources(this, this.#concurrency, signal);
-  }
-
-  /** The preferred version's entry of every resource; see {@link DiscoveryInterface}. */
-  serverPreferredResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
-    return queryPreferredResources(this, this.#concurrency, false, signal);
-  }
-
-  /** {@link serverPreferredResources} of namespaced resources only. */
-  serverPreferredNamespacedResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
-    return queryPreferredResources(this, this.#concurrency, true, signal);
   }
 
   #get(signal: AbortSignal | undefined, ...path: string[]): RequestBuilder {

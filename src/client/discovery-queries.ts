@@ -10,6 +10,7 @@ import type {
   DiscoveredResource,
   DiscoveredResourceList,
   DiscoverySource,
+  GroupsAndMaybeResources,
   GroupsAndResources,
 } from "./discovery-types.js";
 
@@ -150,4 +151,36 @@ export async function queryPreferredResources(
     throw new GroupDiscoveryFailedError(collected.failures, collected.groups, result);
   }
   return result;
+}
+
+/**
+ * The discovery queries derived from the two primitives, shared by {@link DiscoveryClient}
+ * and both caches: a subclass supplies `groupsAndMaybeResources`,
+ * `serverResourcesForGroupVersion` and the bound on concurrent per-group-version requests.
+ */
+export abstract class DiscoveryQueries implements DiscoveryPrimitives {
+  /** How many group versions are fetched at once. */
+  protected abstract readonly queryConcurrency: number;
+
+  abstract groupsAndMaybeResources(signal?: AbortSignal): Promise<GroupsAndMaybeResources>;
+
+  abstract serverResourcesForGroupVersion(
+    groupVersion: string,
+    signal?: AbortSignal,
+  ): Promise<DiscoveredResourceList>;
+
+  /** Every group and the resources of each version; see {@link DiscoveryInterface}. */
+  serverGroupsAndResources(signal?: AbortSignal): Promise<GroupsAndResources> {
+    return queryGroupsAndResources(this, this.queryConcurrency, signal);
+  }
+
+  /** The preferred version's entry of every resource; see {@link DiscoveryInterface}. */
+  serverPreferredResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
+    return queryPreferredResources(this, this.queryConcurrency, false, signal);
+  }
+
+  /** {@link serverPreferredResources} of namespaced resources only. */
+  serverPreferredNamespacedResources(signal?: AbortSignal): Promise<DiscoveredResourceList[]> {
+    return queryPreferredResources(this, this.queryConcurrency, true, signal);
+  }
 }

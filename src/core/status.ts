@@ -388,7 +388,12 @@ export function suggestsClientDelay(err: unknown): number | undefined {
 // ---------------------------------------------------------------------------------------
 // Builders
 
-function failure(
+/**
+ * A Failure `Status` error with exactly these fields, for answers no named builder covers
+ * (e.g. go-restful's route misses, or reason `""` for raw storage errors). An empty message
+ * or reason is omitted (Go's omitempty); details appear only when given.
+ */
+export function newStatusError(
   code: number,
   reason: StatusReason,
   message: string,
@@ -400,7 +405,7 @@ function failure(
     metadata: {},
     status: "Failure",
     ...(message !== "" ? { message } : {}),
-    reason,
+    ...(reason !== "" ? { reason } : {}),
     ...(statusDetails !== undefined ? { details: statusDetails } : {}),
     code,
   });
@@ -433,7 +438,7 @@ function cause(reason: string, message: string, field: string): StatusCause {
 
 /** 404 NotFound: `pods "x" not found`, `deployments.apps "web" not found`; details {name, group, kind: resource}. */
 export function newNotFound(gr: GroupResource, name: string): StatusError {
-  return failure(
+  return newStatusError(
     404,
     "NotFound",
     `${qualifiedResource(gr)} ${quoteGo(name)} not found`,
@@ -443,7 +448,7 @@ export function newNotFound(gr: GroupResource, name: string): StatusError {
 
 /** 409 AlreadyExists: `pods "x" already exists`; details {name, group, kind: resource}. */
 export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
-  return failure(
+  return newStatusError(
     409,
     "AlreadyExists",
     `${qualifiedResource(gr)} ${quoteGo(name)} already exists`,
@@ -461,7 +466,7 @@ export function newGenerateNameConflict(
   name: string,
   retryAfterSeconds: number,
 ): StatusError {
-  return failure(
+  return newStatusError(
     409,
     "AlreadyExists",
     `${qualifiedResource(gr)} ${quoteGo(name)} already exists, the server was not able to generate a unique name for the object`,
@@ -475,7 +480,7 @@ export function newGenerateNameConflict(
  * latest version and try again`.
  */
 export function newConflict(gr: GroupResource, name: string, cause: string): StatusError {
-  return failure(
+  return newStatusError(
     409,
     "Conflict",
     `Operation cannot be fulfilled on ${qualifiedResource(gr)} ${quoteGo(name)}: ${cause}`,
@@ -552,7 +557,7 @@ export function newApplyConflict(conflicts: readonly ApplyConflict[]): StatusErr
     }
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`;
   }
-  return failure(409, "Conflict", message, causes.length > 0 ? { causes } : {});
+  return newStatusError(409, "Conflict", message, causes.length > 0 ? { causes } : {});
 }
 
 /**
@@ -569,7 +574,7 @@ export function newInvalid(
   const causes = errors.map((e) => cause(e.type, fieldErrorBody(e), e.field));
   const head = `${qualifiedKind(gk)} ${quoteGo(name)} is invalid`;
   const message = errors.length === 0 ? head : `${head}: ${formatFieldErrors(errors)}`;
-  return failure(
+  return newStatusError(
     422,
     "Invalid",
     message,
@@ -579,12 +584,12 @@ export function newInvalid(
 
 /** 400 BadRequest with the message verbatim. */
 export function newBadRequest(message: string): StatusError {
-  return failure(400, "BadRequest", message);
+  return newStatusError(400, "BadRequest", message);
 }
 
 /** 401 Unauthorized with the message verbatim (`not authorized` when empty; kube-apiserver sends `Unauthorized`). */
 export function newUnauthorized(message: string): StatusError {
-  return failure(401, "Unauthorized", message === "" ? "not authorized" : message);
+  return newStatusError(401, "Unauthorized", message === "" ? "not authorized" : message);
 }
 
 /**
@@ -597,12 +602,17 @@ export function newForbidden(gr: GroupResource, name: string, cause: string): St
   if (gr.group === "" && gr.resource === "") message = `forbidden: ${cause}`;
   else if (name === "") message = `${qualifiedResource(gr)} is forbidden: ${cause}`;
   else message = `${qualifiedResource(gr)} ${quoteGo(name)} is forbidden: ${cause}`;
-  return failure(403, "Forbidden", message, details({ name, group: gr.group, kind: gr.resource }));
+  return newStatusError(
+    403,
+    "Forbidden",
+    message,
+    details({ name, group: gr.group, kind: gr.resource }),
+  );
 }
 
 /** 405 MethodNotAllowed: `<action> is not supported on resources of kind "pods"`; details {group, kind: resource}. */
 export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
-  return failure(
+  return newStatusError(
     405,
     "MethodNotAllowed",
     `${action} is not supported on resources of kind ${quoteGo(qualifiedResource(gr))}`,
@@ -612,7 +622,7 @@ export function newMethodNotSupported(gr: GroupResource, action: string): Status
 
 /** 410 with the legacy reason Gone (servers up to 1.17); prefer {@link newResourceExpired}. */
 export function newGone(message: string): StatusError {
-  return failure(410, "Gone", message);
+  return newStatusError(410, "Gone", message);
 }
 
 /**
@@ -621,17 +631,17 @@ export function newGone(message: string): StatusError {
  * the inconsistent-continuation variant.
  */
 export function newResourceExpired(message: string): StatusError {
-  return failure(410, "Expired", message);
+  return newStatusError(410, "Expired", message);
 }
 
 /** 429 TooManyRequests with the message verbatim and `details.retryAfterSeconds` (omitted when 0). */
 export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
-  return failure(429, "TooManyRequests", message, details({ retryAfterSeconds }));
+  return newStatusError(429, "TooManyRequests", message, details({ retryAfterSeconds }));
 }
 
 /** 500 InternalError: `Internal error occurred: <message>`, causes `[{message}]`. */
 export function newInternalError(message: string): StatusError {
-  return failure(
+  return newStatusError(
     500,
     "InternalError",
     `Internal error occurred: ${message}`,
@@ -641,7 +651,7 @@ export function newInternalError(message: string): StatusError {
 
 /** 503 ServiceUnavailable with the message verbatim, e.g. `apiserver is shutting down`. */
 export function newServiceUnavailable(message: string): StatusError {
-  return failure(503, "ServiceUnavailable", message);
+  return newStatusError(503, "ServiceUnavailable", message);
 }
 
 /**
@@ -649,7 +659,7 @@ export function newServiceUnavailable(message: string): StatusError {
  * timeout`), `details.retryAfterSeconds` omitted when 0.
  */
 export function newTimeout(message: string, retryAfterSeconds: number): StatusError {
-  return failure(504, "Timeout", `Timeout: ${message}`, details({ retryAfterSeconds }));
+  return newStatusError(504, "Timeout", `Timeout: ${message}`, details({ retryAfterSeconds }));
 }
 
 /**
@@ -663,7 +673,7 @@ export function newTooLargeResourceVersion(
   current: string | number,
   retryAfterSeconds: number,
 ): StatusError {
-  return failure(
+  return newStatusError(
     504,
     "Timeout",
     `Timeout: ${TOO_LARGE_RV_MESSAGE}: ${requested}, current: ${current}`,
@@ -679,12 +689,12 @@ export function newTooLargeResourceVersion(
  * `the body of the request was in an unknown format - accepted media types include: <types joined by ", ">`.
  */
 export function newUnsupportedMediaType(message: string): StatusError {
-  return failure(415, "UnsupportedMediaType", message);
+  return newStatusError(415, "UnsupportedMediaType", message);
 }
 
 /** 413 RequestEntityTooLarge: `Request entity too large: <message>` (e.g. `limit is 3145728`). */
 export function newRequestEntityTooLarge(message: string): StatusError {
-  return failure(413, "RequestEntityTooLarge", `Request entity too large: ${message}`);
+  return newStatusError(413, "RequestEntityTooLarge", `Request entity too large: ${message}`);
 }
 
 /**
@@ -692,7 +702,7 @@ export function newRequestEntityTooLarge(message: string): StatusError {
  * `only the following media types are accepted: <types joined by ", ">`.
  */
 export function newNotAcceptable(message: string): StatusError {
-  return failure(406, "NotAcceptable", message);
+  return newStatusError(406, "NotAcceptable", message);
 }
 
 /**
@@ -705,7 +715,7 @@ export function newServerTimeout(
   operation: string,
   retryAfterSeconds: number,
 ): StatusError {
-  return failure(
+  return newStatusError(
     500,
     "ServerTimeout",
     `The ${operation} operation against ${qualifiedResource(gr)} could not be completed at this time, please try again.`,

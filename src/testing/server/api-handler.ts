@@ -3,6 +3,7 @@ import {
   newInternalError,
   newServiceUnavailable,
   newTooManyRequests,
+  newStatusError,
   StatusError,
 } from "../../core/status.js";
 import { authenticateRequest, type AuthenticationConfig } from "./authentication.js";
@@ -41,30 +42,17 @@ import {
 
 /** go-restful's answer to a path inside a served group-version that has no route. */
 function routeNotFound(): StatusError {
-  return new StatusError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: "the server could not find the requested resource",
-    reason: "NotFound",
-    details: {},
-    code: 404,
-  });
+  return newStatusError(404, "NotFound", "the server could not find the requested resource", {});
 }
 
 /** go-restful's answer to a method the route does not serve. */
 function routeMethodNotAllowed(): StatusError {
-  return new StatusError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: "the server does not allow this method on the requested resource",
-    reason: "MethodNotAllowed",
-    details: {},
-    code: 405,
-  });
+  return newStatusError(
+    405,
+    "MethodNotAllowed",
+    "the server does not allow this method on the requested resource",
+    {},
+  );
 }
 
 const HEALTH_PATHS = new Set(["/healthz", "/livez", "/readyz"]);
@@ -157,14 +145,7 @@ export class ApiHandler {
       err = newServiceUnavailable("the server is currently unable to handle the request");
     else if (code === 500) err = newInternalError("injected fault");
     else {
-      err = new StatusError({
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        message: `injected fault (${code})`,
-        code,
-      });
+      err = newStatusError(code, "", `injected fault (${code})`);
     }
     if (retryAfterSeconds !== undefined) {
       err.status.details = { ...err.status.details, retryAfterSeconds };

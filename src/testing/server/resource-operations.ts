@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { messageNameForKind } from "../../core/field-table.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import {
+  type FieldError,
   fieldForbidden,
   fieldInvalid,
   newAlreadyExists,
@@ -11,8 +12,8 @@ import {
   newGenerateNameConflict,
   newInvalid,
   newNotFound,
-  StatusError,
-  type FieldError,
+  newStatusError,
+  type StatusError,
 } from "../../core/status.js";
 import { enforceKnownFields, type FieldValidationMode } from "./field-validation.js";
 import { recordUpdate, type ManagedFieldsEntry } from "./managed-fields.js";
@@ -93,14 +94,7 @@ function specLike(obj: JsonObject): JsonObject {
 }
 
 function unknownError(code: number, message: string): StatusError {
-  return new StatusError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    code,
-  });
+  return newStatusError(code, "", message);
 }
 
 /**

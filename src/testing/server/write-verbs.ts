@@ -7,8 +7,9 @@ import {
   newBadRequest,
   newInvalid,
   newRequestEntityTooLarge,
+  newStatusError,
   newUnsupportedMediaType,
-  StatusError,
+  type StatusError,
 } from "../../core/status.js";
 import {
   applyStrategicMergePatch,
@@ -138,16 +139,14 @@ function applyPatchDocument(
     if (err instanceof JsonPatchError) {
       if (err.kind === "malformed") throw newBadRequest(err.message);
       // applyJSPatch's generic 422: no name/group/kind, one UnexpectedServerResponse cause.
-      throw new StatusError({
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        message: "the server rejected our request due to an error in our request",
-        reason: "Invalid",
-        details: { causes: [{ reason: "UnexpectedServerResponse", message: err.detail }] },
-        code: 422,
-      });
+      throw newStatusError(
+        422,
+        "Invalid",
+        "the server rejected our request due to an error in our request",
+        {
+          causes: [{ reason: "UnexpectedServerResponse", message: err.detail }],
+        },
+      );
     }
     if (err instanceof StrategicMergePatchError) {
       if (err.kind === "malformed") throw newBadRequest(err.message);
@@ -175,21 +174,12 @@ function parseApplyBody(raw: Buffer): JsonObject {
 
 /** The 409 of a server-side apply conflict (apiserver-semantics.md §4.4). */
 function applyConflictStatus(err: ApplyConflictError): StatusError {
-  return new StatusError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: err.message,
-    reason: "Conflict",
-    details: {
-      causes: err.conflicts.map((c) => ({
-        reason: "FieldManagerConflict",
-        message: c.message,
-        field: c.field,
-      })),
-    },
-    code: 409,
+  return newStatusError(409, "Conflict", err.message, {
+    causes: err.conflicts.map((c) => ({
+      reason: "FieldManagerConflict",
+      message: c.message,
+      field: c.field,
+    })),
   });
 }
 
