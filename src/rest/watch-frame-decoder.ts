@@ -14,6 +14,11 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+const NEWLINE = 0x0a;
+
+/** One decoder for every frame: `decode()` without `stream` keeps no state between calls. */
+const utf8 = new TextDecoder();
+
 /** Longest excerpt of a bad frame kept in a {@link WatchDecodeError}. */
 const EXCERPT_CHARS = 200;
 
@@ -22,7 +27,7 @@ function isWhitespace(byte: number): boolean {
 }
 
 function excerpt(bytes: Uint8Array): string {
-  return new TextDecoder().decode(bytes.subarray(0, EXCERPT_CHARS * 4)).slice(0, EXCERPT_CHARS);
+  return utf8.decode(bytes.subarray(0, EXCERPT_CHARS * 4)).slice(0, EXCERPT_CHARS);
 }
 
 /** Validates a decoded frame as a watch event. */
@@ -75,6 +80,8 @@ export class WatchFrameDecoder {
   #inString = false;
   #escaped = false;
   #failure: WatchDecodeError | undefined;
+  /** A line the fast path could not parse: the scanner handles everything up to it. */
+  #slowUntil: { readonly chunk: Uint8Array; readonly index: number } | undefined;
 
   /** Appends received bytes; nothing is decoded until {@link read}. */
   write(chunk: Uint8Array): void {
@@ -91,9 +98,11 @@ export class WatchFrameDecoder {
   read(): WatchEvent<JsonObject> | undefined {
     if (this.#failure !== undefined) throw this.#failure;
     try {
+      const fast = this.#nextLineFrame();
+      if (fast !== undefined) return fast;
       const frame = this.#nextFrame();
       if (frame === undefined) return undefined;
-      const text = new TextDecoder().decode(frame);
+      const text = utf8.decode(frame);
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -126,6 +135,42 @@ export class WatchFrameDecoder {
       );
       throw this.#failure;
     }
+  }
+
+  /**
+   * The fast path for kube-apiserver's framing (one object per line, within one chunk):
+   * when no frame is half-scanned, the next `{` up to the next newline is parsed directly
+   * (native `indexOf` instead of a byte-by-byte scan). A raw newline can only be whitespace
+   * in JSON, so when that text parses it is exactly one frame. Anything else (a frame split
+   * across chunks, several frames on one line, malformed JSON) consumes nothing and is left
+   * to the scanner, which also reports the errors; the fast path stays off until the
+   * scanner has passed the line it could not parse, so a long line is never re-parsed.
+   */
+  #nextLineFrame(): WatchEvent<JsonObject> | undefined {
+    if (this.#inFrame) return undefined;
+    const chunk = this.#pending[0];
+    if (chunk === undefined) return undefined;
+    let i = this.#offset;
+    if (chunk === this.#slowUntil?.chunk && i <= this.#slowUntil.index) return undefined;
+    while (i < chunk.length && isWhitespace(chunk[i] as number)) i++;
+    if (i >= chunk.length || chunk[i] !== OPEN_BRACE) return undefined;
+    const newline = chunk.indexOf(NEWLINE, i);
+    if (newline < 0) return undefined;
+    const text = utf8.decode(chunk.subarray(i, newline));
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.#slowUntil = { chunk, index: newline };
+      return undefined;
+    }
+    if (newline + 1 >= chunk.length) {
+      this.#pending.shift();
+      this.#offset = 0;
+    } else {
+      this.#offset = newline + 1;
+    }
+    return toWatchEvent(value, text);
   }
 
   /** Scans pending bytes for the end of the current frame; returns its bytes when complete. */

@@ -47,6 +47,19 @@ describe("WatchFrameDecoder framing", () => {
     }
   });
 
+  it("mixes line frames with a line of concatenated frames and a frame split across chunks, in order", () => {
+    const d = new WatchFrameDecoder();
+    const joined = frame("ADDED", "b").trimEnd() + frame("ADDED", "c");
+    const split = frame("ADDED", "e");
+    d.write(bytes(frame("ADDED", "a") + joined + frame("ADDED", "d") + split.slice(0, 20)));
+    d.write(bytes(split.slice(20) + frame("DELETED", "f")));
+    const names = drain(d).map(
+      (e) => `${e.type} ${(e.object as { metadata: { name: string } }).metadata.name}`,
+    );
+    expect(names).toEqual(["ADDED a", "ADDED b", "ADDED c", "ADDED d", "ADDED e", "DELETED f"]);
+    d.end();
+  });
+
   it("decodes frames spread over many one-byte chunks", () => {
     const all = bytes(frame("ADDED", "x") + frame("BOOKMARK", "", "42"));
     const d = new WatchFrameDecoder();
