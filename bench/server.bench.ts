@@ -28,7 +28,13 @@ import { STREAM_TRIGGER_PATH, type HeapStats } from "./support/host-protocol.js"
 import { HostProcess } from "./support/host-process.js";
 import { connectionPool, loadWrites, sendWrite, type WriteRequest } from "./support/http-load.js";
 import { readList, readPaginated, type ListRead } from "./support/list-reader.js";
-import { makePod, podForCreate, podStatusPatch } from "./support/pods.js";
+import {
+  BENCH_AGENT,
+  namespaceCreateRequest,
+  podCreateRequest,
+  podStatusRequest,
+} from "./support/pod-writes.js";
+import { makePod } from "./support/pods.js";
 import { collectGarbage, median, repeat, withTimeout } from "./support/timing.js";
 
 /** The scenario's sizes and concurrency. */
@@ -67,34 +73,7 @@ const LOAD_TIMEOUT_MS = 300_000;
 const LIST_TIMEOUT_MS = 120_000;
 const WATCH_TIMEOUT_MS = 180_000;
 const FULL_LIST_URL = "/api/v1/pods";
-const CREATE_AGENT = "kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/bench";
-const STATUS_AGENT = "kubelet/v1.32.0 (linux/amd64) kubernetes/bench";
-const CHANGE_AGENT = "kubekit-bench/0.1";
 const MiB = 1024 * 1024;
-
-function createRequest(p: Parameters, index: number): WriteRequest {
-  const pod = makePod(index, { namespaces: p.namespaces });
-  return {
-    method: "POST",
-    path: `/api/v1/namespaces/${pod.metadata?.namespace ?? ""}/pods`,
-    body: JSON.stringify(podForCreate(pod)),
-    contentType: "application/json",
-    expectStatus: 201,
-    userAgent: CREATE_AGENT,
-  };
-}
-
-function statusRequest(p: Parameters, index: number): WriteRequest {
-  const pod = makePod(index, { namespaces: p.namespaces });
-  return {
-    method: "PATCH",
-    path: `/api/v1/namespaces/${pod.metadata?.namespace ?? ""}/pods/${pod.metadata?.name ?? ""}/status`,
-    body: JSON.stringify(podStatusPatch(pod)),
-    contentType: "application/strategic-merge-patch+json",
-    expectStatus: 200,
-    userAgent: STATUS_AGENT,
-  };
-}
 
 /** A change: an annotation of pod `index` set to `value` by a merge patch (one MODIFIED event when `value` is new). */
 function changeRequest(p: Parameters, index: number, value: string): WriteRequest {
@@ -105,7 +84,7 @@ function changeRequest(p: Parameters, index: number, value: string): WriteReques
     body: JSON.stringify({ metadata: { annotations: { "bench.kubekit.dev/change": value } } }),
     contentType: "application/merge-patch+json",
     expectStatus: 200,
-    userAgent: CHANGE_AGENT,
+    userAgent: BENCH_AGENT,
   };
 }
 
@@ -213,19 +192,18 @@ async function measureKubekit(
   try {
     const heapEmpty = await host.heap();
     for (const name of p.namespaces) {
-      await sendWrite(pools.writes, {
-        method: "POST",
-        path: "/api/v1/namespaces",
-        body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
-        contentType: "application/json",
-        expectStatus: 201,
-        userAgent: CHANGE_AGENT,
-      });
+      await sendWrite(pools.writes, namespaceCreateRequest(name));
     }
 
     ctx.log(`kubekit: creating ${p.pods} pods (POST, ${p.writeConcurrency} in flight)`);
     const create = await withTimeout(
-      loadWrites(pools.writes, p.pods, p.writeConcurrency, (i) => createRequest(p, i), signal),
+      loadWrites(
+        pools.writes,
+        p.pods,
+        p.writeConcurrency,
+        (i) => podCreateRequest(i, p.namespaces),
+        signal,
+      ),
       LOAD_TIMEOUT_MS,
       "creating pods",
       signal,
@@ -234,7 +212,13 @@ async function measureKubekit(
       `kubekit: created in ${create.ms.toFixed(0)} ms; writing their status (PATCH pods/status)`,
     );
     const status = await withTimeout(
-      loadWrites(pools.writes, p.pods, p.writeConcurrency, (i) => statusRequest(p, i), signal),
+      loadWrites(
+        pools.writes,
+        p.pods,
+        p.writeConcurrency,
+        (i) => podStatusRequest(i, p.namespaces),
+        signal,
+      ),
       LOAD_TIMEOUT_MS,
       "writing pod status",
       signal,
@@ -390,13 +374,25 @@ async function measureBare(
   try {
     ctx.log(`baseline: echoing the same ${p.pods} creates and ${p.pods} status patches`);
     const create = await withTimeout(
-      loadWrites(pools.writes, p.pods, p.writeConcurrency, (i) => createRequest(p, i), signal),
+      loadWrites(
+        pools.writes,
+        p.pods,
+        p.writeConcurrency,
+        (i) => podCreateRequest(i, p.namespaces),
+        signal,
+      ),
       LOAD_TIMEOUT_MS,
       "echoing creates",
       signal,
     );
     const status = await withTimeout(
-      loadWrites(pools.writes, p.pods, p.writeConcurrency, (i) => statusRequest(p, i), signal),
+      loadWrites(
+        pools.writes,
+        p.pods,
+        p.writeConcurrency,
+        (i) => podStatusRequest(i, p.namespaces),
+        signal,
+      ),
       LOAD_TIMEOUT_MS,
       "echoing status patches",
       signal,
@@ -448,7 +444,7 @@ async function measureBare(
           body: "",
           contentType: "application/json",
           expectStatus: 202,
-          userAgent: CHANGE_AGENT,
+          userAgent: BENCH_AGENT,
         }),
         lastArrival(counters, p.changes),
       ]),

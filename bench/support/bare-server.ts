@@ -129,12 +129,14 @@ export class BareServer {
   }
 }
 
-function answer(res: ServerResponse, code: number, body: Buffer): void {
+/** Answers `body` as a complete JSON response with status `code`. */
+export function answer(res: ServerResponse, code: number, body: Buffer): void {
   res.writeHead(code, { "Content-Type": "application/json", "Content-Length": body.length });
   res.end(body);
 }
 
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+/** Resolves once `res` can take more writes (`drain`) or has closed. */
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = (): void => {
       res.off("drain", done);

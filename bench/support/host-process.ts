@@ -8,6 +8,7 @@ import type {
   HostRequest,
   HostedServer,
 } from "./host-protocol.js";
+import type { ReplayLoaded, ReplaySpec } from "./replay-server.js";
 import { withTimeout } from "./timing.js";
 
 const HOST_SCRIPT = fileURLToPath(new URL("./server-host.ts", import.meta.url));
@@ -88,10 +89,15 @@ export class HostProcess {
 
   /** Sends a request and resolves to the reply's count (for the bare server's set-up requests). */
   async count(
-    request: Exclude<HostRequest, { type: "heap" } | { type: "stop" }>,
+    request: Exclude<HostRequest, { type: "heap" } | { type: "stop" } | { type: "replay-load" }>,
     timeoutMs?: number,
   ): Promise<number> {
     return ((await this.request(request, timeoutMs)) as { count: number }).count;
+  }
+
+  /** Has the replay server generate what it serves; resolves once it is ready to serve it. */
+  async loadReplay(spec: ReplaySpec, timeoutMs?: number): Promise<ReplayLoaded> {
+    return (await this.request({ type: "replay-load", spec }, timeoutMs)) as ReplayLoaded;
   }
 
   /** Stops the server and waits for the child to exit, killing it after 10 s. Never rejects. */

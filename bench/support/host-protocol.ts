@@ -4,8 +4,13 @@
  * own. Every message is JSON-serializable.
  */
 
-/** What the child hosts: kubekit's `ApiServer`, or the bare node:http baseline server. */
-export type HostedServer = "kubekit" | "bare";
+import type { ReplayLoaded, ReplaySpec } from "./replay-server.js";
+
+/**
+ * What the child hosts: kubekit's `ApiServer`, the bare node:http baseline server, or the
+ * replay server of the informer benchmark (`replay-server.ts`).
+ */
+export type HostedServer = "kubekit" | "bare" | "replay";
 
 /** Heap figures of the hosting process after full garbage collections, in bytes. */
 export interface HeapStats {
@@ -32,6 +37,8 @@ export type HostRequest =
    * newline-terminated frames of `file` to every stream held open, one write per frame.
    */
   | { readonly type: "serve-frames"; readonly url: string; readonly file: string }
+  /** Generate and serialize the replay server's list and frames (the `replay` server only). */
+  | { readonly type: "replay-load"; readonly spec: ReplaySpec }
   /** Stop the server and exit. */
   | { readonly type: "stop" };
 
@@ -49,8 +56,11 @@ export type HostMessage =
     }
   | { readonly type: "reply"; readonly id: number; readonly ok: false; readonly error: string };
 
-/** The value of a reply: heap stats for `heap`, a count (items, routes, frames) otherwise. */
-export type HostReplyValue = HeapStats | { readonly count: number };
+/**
+ * The value of a reply: heap stats for `heap`, what was prepared for `replay-load`, a count
+ * (items, routes, frames) otherwise.
+ */
+export type HostReplyValue = HeapStats | ReplayLoaded | { readonly count: number };
 
 /** A request as sent, with the id its reply carries. */
 export interface HostEnvelope {

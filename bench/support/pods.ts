@@ -239,3 +239,38 @@ export function podForCreate(pod: Pod): Pod {
 export function podStatusPatch(pod: Pod): { status: NonNullable<Pod["status"]> } {
   return { status: pod.status ?? {} };
 }
+
+/**
+ * `pod` as a watch reports it after its `change`-th change (a MODIFIED event's object): a
+ * copy with `metadata.resourceVersion` set to `resourceVersion`, the annotation
+ * `bench.kubekit.dev/change` set to `change`, the first container's `restartCount` set to
+ * `change` with a new start time, and the kubelet's managedFields entry stamped with that
+ * time — the fields a kubelet status update and an annotating controller touch.
+ *
+ * Guarantees: deterministic in its arguments; `pod` is not modified; the result has the same
+ * name, namespace, labels and shape as `pod` (only values change), so it stays about as
+ * large. `change` must be an integer >= 0.
+ */
+export function modifiedPod(pod: Pod, change: number, resourceVersion: string): Pod {
+  const created = Date.parse(pod.metadata?.creationTimestamp ?? "") || DEFAULT_EPOCH_MS;
+  const at = iso(created + 60_000 + change * 1_000);
+  const metadata = pod.metadata ?? {};
+  const status = pod.status ?? {};
+  return {
+    ...pod,
+    metadata: {
+      ...metadata,
+      resourceVersion,
+      annotations: { ...metadata.annotations, "bench.kubekit.dev/change": String(change) },
+      managedFields: (metadata.managedFields ?? []).map((entry) =>
+        entry.manager === "kubelet" ? { ...entry, time: at } : entry,
+      ),
+    },
+    status: {
+      ...status,
+      containerStatuses: (status.containerStatuses ?? []).map((cs, i) =>
+        i === 0 ? { ...cs, restartCount: change, state: { running: { startedAt: at } } } : cs,
+      ),
+    },
+  };
+}

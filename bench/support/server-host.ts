@@ -1,13 +1,14 @@
 /**
  * Entry point of the child process that hosts the server under measurement
- * (`node --import tsx --expose-gc bench/support/server-host.ts kubekit|bare`), started and
+ * (`node --import tsx --expose-gc bench/support/server-host.ts kubekit|bare|replay`), started and
  * driven over IPC by {@link HostProcess}. It exits when told to stop or when its parent
  * goes away (the IPC channel disconnects), so it never outlives the benchmark.
  */
 import { ApiServer } from "../../src/testing/api-server.js";
 import { BareServer } from "./bare-server.js";
+import { ReplayServer } from "./replay-server.js";
+import { collectedHeap } from "./timing.js";
 import type {
-  HeapStats,
   HostEnvelope,
   HostMessage,
   HostReplyValue,
@@ -19,33 +20,35 @@ function send(message: HostMessage): void {
   process.send?.(message);
 }
 
-function collectedHeap(): HeapStats {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error("server host needs --expose-gc");
-  for (let i = 0; i < 3; i++) gc();
-  const { heapUsed, heapTotal, external, arrayBuffers, rss } = process.memoryUsage();
-  return { heapUsed, heapTotal, external, arrayBuffers, rss };
-}
-
 async function main(): Promise<void> {
   const kind = process.argv[2] as HostedServer | undefined;
-  if (kind !== "kubekit" && kind !== "bare") {
+  if (kind !== "kubekit" && kind !== "bare" && kind !== "replay") {
     throw new Error(`server host: unknown server "${String(kind)}"`);
   }
   if (!process.send) throw new Error("server host must be started with an IPC channel");
   const kubekit = kind === "kubekit" ? await ApiServer.start() : undefined;
   const bare = kind === "bare" ? new BareServer() : undefined;
-  const url = kubekit ? kubekit.url : await (bare as BareServer).start();
+  const replay = kind === "replay" ? new ReplayServer() : undefined;
+  const url = kubekit
+    ? kubekit.url
+    : replay
+      ? await replay.start()
+      : await (bare as BareServer).start();
 
   const stop = async (): Promise<void> => {
     await kubekit?.stop();
     await bare?.stop();
+    await replay?.stop();
   };
   const handle = async (request: HostRequest): Promise<HostReplyValue> => {
     if (request.type === "heap") return collectedHeap();
     if (request.type === "stop") {
       await stop();
       return { count: 0 };
+    }
+    if (request.type === "replay-load") {
+      if (!replay) throw new Error("replay-load is served by the replay server only");
+      return replay.load(request.spec);
     }
     if (!bare) throw new Error(`${request.type} is served by the bare server only`);
     switch (request.type) {

@@ -1,5 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import type { HeapStats } from "./host-protocol.js";
 
 /**
  * Resolves or rejects like `promise`, but rejects with an error naming `what` when it has
@@ -71,4 +72,14 @@ export function collectGarbage(): void {
   }
   gc();
   gc();
+}
+
+/**
+ * The heap of this process after full garbage collections ({@link collectGarbage}), from
+ * `process.memoryUsage()`.
+ */
+export function collectedHeap(): HeapStats {
+  collectGarbage();
+  const { heapUsed, heapTotal, external, arrayBuffers, rss } = process.memoryUsage();
+  return { heapUsed, heapTotal, external, arrayBuffers, rss };
 }
