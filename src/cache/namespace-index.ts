@@ -16,5 +16,14 @@ export function namespaceIndexFunc(obj: ObjectWithMeta): readonly string[] {
   if (meta === undefined || meta === null) {
     throw new TypeError("object has no metadata, so it has no namespace");
   }
-  return [meta.namespace ?? ""];
+  const namespace = meta.namespace ?? "";
+  let values = namespaceValues.get(namespace);
+  if (values === undefined) {
+    values = Object.freeze([namespace]);
+    namespaceValues.set(namespace, values);
+  }
+  return values;
 }
+
+/** One frozen value list per namespace: the index function runs on every write, allocation-free. */
+const namespaceValues = new Map<string, readonly string[]>();

@@ -52,7 +52,7 @@ export function processDeltas<T>(
       case "Replaced":
       case "Sync": {
         const obj = delta.object;
-        const old = store.get(obj);
+        const old = store.getByKey(store.keyOf(obj));
         if (old !== undefined) {
           store.update(obj);
           handler.onUpdate(old, obj);
