@@ -10,15 +10,11 @@
  * upgrading kubernetes-types.
  */
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { format, resolveConfig } from "prettier";
+import { dirname, join } from "node:path";
+import { formatGenerated, writeGeneratedIfMain } from "./generated-file.js";
 import type { ResourceInfo } from "../src/core/resource-table.js";
 import { builtinResources } from "../src/core/resource-table.js";
-
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Where the generated file is written, relative to the repository root. */
 export const GENERATED_PATH = "src/client/generated/typed-clientset.ts";
@@ -372,17 +368,7 @@ function source(): string {
 
 /** The generated file's content, formatted with the repository's prettier settings. */
 export async function generateTypedClientset(): Promise<string> {
-  const path = join(REPO_ROOT, GENERATED_PATH);
-  const config = (await resolveConfig(path)) ?? {};
-  return format(source(), { ...config, filepath: path });
+  return formatGenerated(GENERATED_PATH, source());
 }
 
-async function main(): Promise<void> {
-  const path = join(REPO_ROOT, GENERATED_PATH);
-  await writeFile(path, await generateTypedClientset(), "utf8");
-  process.stdout.write(`wrote ${GENERATED_PATH}\n`);
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
-}
+await writeGeneratedIfMain(import.meta.url, GENERATED_PATH, generateTypedClientset);

@@ -12,10 +12,7 @@
  * committed file differs from what this produces, so rerun it after changing the resource
  * table or upgrading kubernetes-types.
  */
-import { writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { format, resolveConfig } from "prettier";
+import { formatGenerated, writeGeneratedIfMain } from "./generated-file.js";
 import type { ResourceInfo } from "../src/core/resource-table.js";
 import { builtinResources } from "../src/core/resource-table.js";
 import {
@@ -24,8 +21,6 @@ import {
   resourceAccessorName,
   typesFolder,
 } from "./generate-clientset.js";
-
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Where the generated file is written, relative to the repository root. */
 export const GENERATED_PATH = "src/informers/generated/typed-informers.ts";
@@ -238,17 +233,7 @@ function source(): string {
 
 /** The generated file's content, formatted with the repository's prettier settings. */
 export async function generateTypedInformers(): Promise<string> {
-  const path = join(REPO_ROOT, GENERATED_PATH);
-  const config = (await resolveConfig(path)) ?? {};
-  return format(source(), { ...config, filepath: path });
+  return formatGenerated(GENERATED_PATH, source());
 }
 
-async function main(): Promise<void> {
-  const path = join(REPO_ROOT, GENERATED_PATH);
-  await writeFile(path, await generateTypedInformers(), "utf8");
-  process.stdout.write(`wrote ${GENERATED_PATH}\n`);
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
-}
+await writeGeneratedIfMain(import.meta.url, GENERATED_PATH, generateTypedInformers);
