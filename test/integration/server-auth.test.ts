@@ -10,6 +10,7 @@ import { parse, stringify } from "yaml";
 import { ApiServer } from "../../src/testing/api-server.js";
 import { createCertificateAuthority } from "../../src/testing/server/certificates.js";
 import { ApiClient, type RawResponse } from "../support/api-client.js";
+import { header } from "../support/server-test-helpers.js";
 
 /**
  * TLS and authentication of the embedded server over real HTTPS, against kube-apiserver as
@@ -22,11 +23,6 @@ const TOKEN = "t0ken";
 const WRONG_TOKEN = "wr0ng-t0ken-value";
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 const KUBECTL_TIMEOUT_MS = 20_000;
-
-function header(res: RawResponse, name: string): string | undefined {
-  const value = res.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
 
 function expectUnauthorized(res: RawResponse, secret?: string): void {
   expect(res.status).toBe(401);

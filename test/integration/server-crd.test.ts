@@ -1,7 +1,18 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import { ApiClient, type RawResponse, type WatchHandle } from "../support/api-client.js";
+import { type RawResponse, type WatchHandle } from "../support/api-client.js";
+import {
+  CRDS,
+  crdBody,
+  crdCondition,
+  createCrd,
+  eventually,
+  expectPlainNotFound,
+  expectRouteNotFound,
+  useServer,
+  waitForCrdEstablished,
+} from "../support/server-test-helpers.js";
+import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * CustomResourceDefinitions and custom resources of the embedded server over real HTTP,
@@ -9,7 +20,6 @@ import { ApiClient, type RawResponse, type WatchHandle } from "../support/api-cl
  * kubectl-trace.md §2 and §8 (a new CRD's group must be discoverable at once).
  */
 
-const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const AGGREGATED_V2_ACCEPT =
   "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 const TABLE_ACCEPT =
@@ -27,57 +37,6 @@ const CR_VERBS = [
 const TERMINATING_VERBS = ["delete", "deletecollection", "get", "list", "watch"];
 const CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
 const CR_FINALIZER = "example.com/hold";
-
-type Json = Record<string, unknown>;
-
-interface CrdOptions {
-  readonly group: string;
-  readonly plural: string;
-  readonly kind: string;
-  readonly scope?: "Namespaced" | "Cluster";
-  readonly shortNames?: string[];
-  readonly printerColumns?: Json[];
-  /** `served`/`storage` per version name; default one version v1 served and stored. */
-  readonly versions?: { name: string; served: boolean; storage: boolean }[];
-  readonly subresources?: Json;
-  readonly name?: string;
-}
-
-const PRESERVE_SCHEMA = {
-  openAPIV3Schema: {
-    type: "object",
-    properties: {
-      spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-      status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-    },
-  },
-};
-
-function crdBody(o: CrdOptions): Json {
-  const versions = o.versions ?? [{ name: "v1", served: true, storage: true }];
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: o.name ?? `${o.plural}.${o.group}` },
-    spec: {
-      group: o.group,
-      scope: o.scope ?? "Namespaced",
-      names: {
-        plural: o.plural,
-        singular: o.kind.toLowerCase(),
-        kind: o.kind,
-        listKind: `${o.kind}List`,
-        ...(o.shortNames ? { shortNames: o.shortNames } : {}),
-      },
-      versions: versions.map((v) => ({
-        ...v,
-        schema: PRESERVE_SCHEMA,
-        ...(o.subresources ? { subresources: o.subresources } : {}),
-        ...(o.printerColumns ? { additionalPrinterColumns: o.printerColumns } : {}),
-      })),
-    },
-  };
-}
 
 /** The CRD the main tests use: status and scale subresources with non-default paths. */
 function widgetCrd(group: string): Json {
@@ -110,52 +69,6 @@ function storageVersionHash(group: string, version: string, kind: string): strin
     .toString("base64");
 }
 
-function header(res: RawResponse, name: string): string | undefined {
-  const value = res.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-/**
- * go-restful's 404 inside a served group-version: a Status with reason NotFound and the
- * generic message (paths outside every served group-version get the plain-text page).
- */
-function expectRouteNotFound(res: RawResponse): void {
-  expect(res.status).toBe(404);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    status: "Failure",
-    reason: "NotFound",
-    message: "the server could not find the requested resource",
-    code: 404,
-  });
-}
-
-function expectPlainNotFound(res: RawResponse): void {
-  expect(res.status).toBe(404);
-  expect(header(res, "content-type")).toMatch(/^text\/plain/);
-  expect(res.text).toBe("404 page not found\n");
-}
-
-/** Polls `probe` until it returns a defined value, failing after `timeoutMs`. */
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-function condition(crd: Json, type: string): Json | undefined {
-  const conditions = ((crd["status"] as Json | undefined)?.["conditions"] as Json[]) ?? [];
-  return conditions.find((c) => c["type"] === type);
-}
-
 function resourceNamed(list: Json, name: string): Json | undefined {
   return (list["resources"] as Json[]).find((r) => r["name"] === name);
 }
@@ -165,40 +78,15 @@ function aggregatedGroup(doc: Json, group: string): Json | undefined {
 }
 
 describe("CustomResourceDefinitions", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   async function createNamespace(name: string): Promise<void> {
-    const res = await client.post("/api/v1/namespaces", {
+    const res = await h.client.post("/api/v1/namespaces", {
       apiVersion: "v1",
       kind: "Namespace",
       metadata: { name },
     });
     expect(res.status).toBe(201);
-  }
-
-  async function createCrd(body: Json): Promise<RawResponse> {
-    const res = await client.post(CRDS, body);
-    expect(res.status, res.text).toBe(201);
-    return res;
-  }
-
-  async function waitEstablished(name: string): Promise<Json> {
-    return eventually(`CRD ${name} Established`, async () => {
-      const res = await client.get(`${CRDS}/${name}`);
-      const established = condition(res.json, "Established");
-      return established?.["status"] === "True" ? (res.json as Json) : undefined;
-    });
   }
 
   function widget(group: string, name: string, spec: Json = { size: 1 }): Json {
@@ -209,7 +97,7 @@ describe("CustomResourceDefinitions", () => {
     const group = "create.kubekit.test";
 
     it("answers 201 with generation 1, storedVersions and no conditions yet", async () => {
-      const res = await createCrd(widgetCrd(group));
+      const res = await createCrd(h.client, widgetCrd(group));
       expect(res.json.kind).toBe("CustomResourceDefinition");
       expect(res.json.apiVersion).toBe("apiextensions.k8s.io/v1");
       expect(res.json.metadata.name).toBe(`widgets.${group}`);
@@ -221,7 +109,7 @@ describe("CustomResourceDefinitions", () => {
 
       // Immediately after the create response: legacy group list, aggregated discovery and the
       // group version's resource list already show the new resource (kubectl-trace.md §8).
-      const apis = await client.get("/apis");
+      const apis = await h.client.get("/apis");
       const listed = (apis.json.groups as Json[]).find((g) => g["name"] === group);
       expect(listed).toEqual({
         name: group,
@@ -229,7 +117,7 @@ describe("CustomResourceDefinitions", () => {
         preferredVersion: { groupVersion: `${group}/v1`, version: "v1" },
       });
 
-      const aggregated = await client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
+      const aggregated = await h.client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
       const item = aggregatedGroup(aggregated.json, group);
       expect(item).toBeDefined();
       const versions = (item as Json)["versions"] as Json[];
@@ -255,7 +143,7 @@ describe("CustomResourceDefinitions", () => {
         verbs: ["get", "patch", "update"],
       });
 
-      const gv = await client.get(`/apis/${group}/v1`);
+      const gv = await h.client.get(`/apis/${group}/v1`);
       expect(gv.status).toBe(200);
       expect(gv.json.kind).toBe("APIResourceList");
       expect(gv.json.groupVersion).toBe(`${group}/v1`);
@@ -288,13 +176,13 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("then gets NamesAccepted and Established, with acceptedNames filled in", async () => {
-      const crd = await waitEstablished(`widgets.${group}`);
-      expect(condition(crd, "NamesAccepted")).toMatchObject({
+      const crd = await waitForCrdEstablished(h.client, `widgets.${group}`);
+      expect(crdCondition(crd, "NamesAccepted")).toMatchObject({
         status: "True",
         reason: "NoConflicts",
         message: "no conflicts found",
       });
-      expect(condition(crd, "Established")).toMatchObject({
+      expect(crdCondition(crd, "Established")).toMatchObject({
         status: "True",
         reason: "InitialNamesAccepted",
         message: "the initial names have been accepted",
@@ -314,12 +202,12 @@ describe("CustomResourceDefinitions", () => {
 
     it("a watcher of the CRD sees the status written as MODIFIED events", async () => {
       const g = "watched.kubekit.test";
-      const list = await client.get(CRDS);
-      const watch = await client.watch(
+      const list = await h.client.get(CRDS);
+      const watch = await h.client.watch(
         `${CRDS}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`,
       );
       try {
-        await createCrd(crdBody({ group: g, plural: "gadgets", kind: "Gadget" }));
+        await createCrd(h.client, crdBody({ group: g, plural: "gadgets", kind: "Gadget" }));
         const added = await watch.next();
         expect(added?.type).toBe("ADDED");
         expect(added?.object.metadata.name).toBe(`gadgets.${g}`);
@@ -328,7 +216,7 @@ describe("CustomResourceDefinitions", () => {
           const ev = await watch.next();
           expect(ev?.type).toBe("MODIFIED");
           expect(ev?.object.metadata.name).toBe(`gadgets.${g}`);
-          established = condition(ev?.object, "Established")?.["status"] === "True";
+          established = crdCondition(ev?.object, "Established")?.["status"] === "True";
         }
       } finally {
         watch.close();
@@ -343,12 +231,12 @@ describe("CustomResourceDefinitions", () => {
 
     beforeAll(async () => {
       await createNamespace(ns);
-      await createCrd(widgetCrd(group));
-      await waitEstablished(`widgets.${group}`);
+      await createCrd(h.client, widgetCrd(group));
+      await waitForCrdEstablished(h.client, `widgets.${group}`);
     });
 
     it("create, get and list: list items carry kind and apiVersion", async () => {
-      const created = await client.post(base, widget(group, "w-create", { size: 2 }));
+      const created = await h.client.post(base, widget(group, "w-create", { size: 2 }));
       expect(created.status).toBe(201);
       expect(created.json.apiVersion).toBe(`${group}/v1`);
       expect(created.json.kind).toBe("Widget");
@@ -359,12 +247,12 @@ describe("CustomResourceDefinitions", () => {
       });
       expect(created.json.spec).toEqual({ size: 2 });
 
-      const got = await client.get(`${base}/w-create`);
+      const got = await h.client.get(`${base}/w-create`);
       expect(got.status).toBe(200);
       expect(got.json.metadata.uid).toBe(created.json.metadata.uid);
       expect(got.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
 
-      const list = await client.get(base);
+      const list = await h.client.get(base);
       expect(list.status).toBe(200);
       expect(list.json.kind).toBe("WidgetList");
       expect(list.json.apiVersion).toBe(`${group}/v1`);
@@ -374,7 +262,7 @@ describe("CustomResourceDefinitions", () => {
       );
       expect(item).toMatchObject({ apiVersion: `${group}/v1`, kind: "Widget" });
 
-      const all = await client.get(`/apis/${group}/v1/widgets`);
+      const all = await h.client.get(`/apis/${group}/v1/widgets`);
       expect(all.status).toBe(200);
       expect((all.json.items as Json[]).map((i) => (i["metadata"] as Json)["name"])).toContain(
         "w-create",
@@ -382,7 +270,7 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("a status sent on create is dropped (status subresource enabled)", async () => {
-      const res = await client.post(base, {
+      const res = await h.client.post(base, {
         ...widget(group, "w-create-status"),
         status: { currentSize: 9 },
       });
@@ -391,7 +279,7 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("get of a missing CR is a NotFound Status naming the qualified resource", async () => {
-      const res = await client.get(`${base}/nope`);
+      const res = await h.client.get(`${base}/nope`);
       expect(res.status).toBe(404);
       expect(res.json).toMatchObject({
         kind: "Status",
@@ -404,21 +292,21 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("watch from the list resourceVersion streams ADDED, MODIFIED and DELETED with kind", async () => {
-      const list = await client.get(base);
-      const watch = await client.watch(
+      const list = await h.client.get(base);
+      const watch = await h.client.watch(
         `${base}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`,
       );
       try {
         expect(watch.status).toBe(200);
-        const created = await client.post(base, widget(group, "w-watch"));
+        const created = await h.client.post(base, widget(group, "w-watch"));
         expect(created.status).toBe(201);
-        const patched = await client.patch(
+        const patched = await h.client.patch(
           `${base}/w-watch`,
           { spec: { size: 5 } },
           "application/merge-patch+json",
         );
         expect(patched.status).toBe(200);
-        const deleted = await client.delete(`${base}/w-watch`);
+        const deleted = await h.client.delete(`${base}/w-watch`);
         expect(deleted.status).toBe(200);
         const events = await watch.take(3);
         expect(events.map((e) => e.type)).toEqual(["ADDED", "MODIFIED", "DELETED"]);
@@ -441,9 +329,9 @@ describe("CustomResourceDefinitions", () => {
       await createNamespace(ns2);
       const path = `/apis/${group}/v1/namespaces/${ns2}/widgets`;
       for (const name of ["a", "b"]) {
-        expect((await client.post(path, widget(group, name))).status).toBe(201);
+        expect((await h.client.post(path, widget(group, name))).status).toBe(201);
       }
-      const watch = await client.watch(`${path}?watch=true`);
+      const watch = await h.client.watch(`${path}?watch=true`);
       try {
         const events = await watch.take(2);
         expect(events.map((e) => e.type)).toEqual(["ADDED", "ADDED"]);
@@ -455,8 +343,8 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("delete answers 200 with a Success Status carrying the resource as details.kind", async () => {
-      const created = await client.post(base, widget(group, "w-delete"));
-      const res = await client.delete(`${base}/w-delete`);
+      const created = await h.client.post(base, widget(group, "w-delete"));
+      const res = await h.client.delete(`${base}/w-delete`);
       expect(res.status).toBe(200);
       expect(res.json).toMatchObject({
         kind: "Status",
@@ -464,14 +352,14 @@ describe("CustomResourceDefinitions", () => {
         status: "Success",
         details: { name: "w-delete", group, kind: "widgets", uid: created.json.metadata.uid },
       });
-      expect((await client.get(`${base}/w-delete`)).status).toBe(404);
+      expect((await h.client.get(`${base}/w-delete`)).status).toBe(404);
     });
 
     it("PUT without a resourceVersion is 422 Invalid (no unconditional update for CRs)", async () => {
-      const created = await client.post(base, widget(group, "w-put"));
+      const created = await h.client.post(base, widget(group, "w-put"));
       expect(created.status).toBe(201);
       const { resourceVersion: _rv, ...meta } = created.json.metadata as Json;
-      const res = await client.put(`${base}/w-put`, {
+      const res = await h.client.put(`${base}/w-put`, {
         ...created.json,
         metadata: meta,
         spec: { size: 3 },
@@ -492,15 +380,15 @@ describe("CustomResourceDefinitions", () => {
       expect(res.json.details.causes).toContainEqual(
         expect.objectContaining({ reason: "FieldValueInvalid", field: "metadata.resourceVersion" }),
       );
-      const unchanged = await client.get(`${base}/w-put`);
+      const unchanged = await h.client.get(`${base}/w-put`);
       expect(unchanged.json.spec).toEqual({ size: 1 });
     });
 
     it("PUT with a stale resourceVersion is 409 Conflict", async () => {
-      const created = await client.post(base, widget(group, "w-stale"));
-      const first = await client.put(`${base}/w-stale`, { ...created.json, spec: { size: 2 } });
+      const created = await h.client.post(base, widget(group, "w-stale"));
+      const first = await h.client.put(`${base}/w-stale`, { ...created.json, spec: { size: 2 } });
       expect(first.status).toBe(200);
-      const stale = await client.put(`${base}/w-stale`, { ...created.json, spec: { size: 3 } });
+      const stale = await h.client.put(`${base}/w-stale`, { ...created.json, spec: { size: 3 } });
       expect(stale.status).toBe(409);
       expect(stale.json).toMatchObject({
         reason: "Conflict",
@@ -509,7 +397,7 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("PUT on a missing CR is 404 (no create-on-update)", async () => {
-      const res = await client.put(`${base}/w-missing`, {
+      const res = await h.client.put(`${base}/w-missing`, {
         ...widget(group, "w-missing"),
         metadata: { name: "w-missing", resourceVersion: "1" },
       });
@@ -518,8 +406,8 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("strategic merge patch is 415 for custom resources", async () => {
-      await client.post(base, widget(group, "w-smp"));
-      const res = await client.patch(
+      await h.client.post(base, widget(group, "w-smp"));
+      const res = await h.client.patch(
         `${base}/w-smp`,
         { spec: { size: 4 } },
         "application/strategic-merge-patch+json",
@@ -529,14 +417,14 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("generation goes up on spec changes only; status sent to the main resource is ignored", async () => {
-      const created = await client.post(base, widget(group, "w-gen"));
+      const created = await h.client.post(base, widget(group, "w-gen"));
       expect(created.json.metadata.generation).toBe(1);
 
-      const spec = await client.put(`${base}/w-gen`, { ...created.json, spec: { size: 2 } });
+      const spec = await h.client.put(`${base}/w-gen`, { ...created.json, spec: { size: 2 } });
       expect(spec.status).toBe(200);
       expect(spec.json.metadata.generation).toBe(2);
 
-      const labelled = await client.put(`${base}/w-gen`, {
+      const labelled = await h.client.put(`${base}/w-gen`, {
         ...spec.json,
         metadata: { ...spec.json.metadata, labels: { tier: "gold" } },
       });
@@ -544,7 +432,7 @@ describe("CustomResourceDefinitions", () => {
       expect(labelled.json.metadata.labels).toEqual({ tier: "gold" });
       expect(labelled.json.metadata.generation).toBe(2);
 
-      const withStatus = await client.put(`${base}/w-gen`, {
+      const withStatus = await h.client.put(`${base}/w-gen`, {
         ...labelled.json,
         status: { currentSize: 7 },
       });
@@ -552,7 +440,7 @@ describe("CustomResourceDefinitions", () => {
       expect(withStatus.json.status).toBeUndefined();
       expect(withStatus.json.metadata.generation).toBe(2);
 
-      const patched = await client.patch(
+      const patched = await h.client.patch(
         `${base}/w-gen`,
         { spec: { color: "red" } },
         "application/merge-patch+json",
@@ -563,8 +451,8 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("/status update changes status only: spec and generation stay", async () => {
-      const created = await client.post(base, widget(group, "w-status", { size: 1 }));
-      const res = await client.put(`${base}/w-status/status`, {
+      const created = await h.client.post(base, widget(group, "w-status", { size: 1 }));
+      const res = await h.client.put(`${base}/w-status/status`, {
         ...created.json,
         metadata: { ...created.json.metadata, labels: { ignored: "yes" } },
         spec: { size: 99 },
@@ -577,15 +465,15 @@ describe("CustomResourceDefinitions", () => {
       expect(res.json.metadata.labels).toBeUndefined();
       expect(res.json.metadata.resourceVersion).not.toBe(created.json.metadata.resourceVersion);
 
-      const got = await client.get(`${base}/w-status`);
+      const got = await h.client.get(`${base}/w-status`);
       expect(got.json.spec).toEqual({ size: 1 });
       expect(got.json.status).toEqual({ currentSize: 1, phase: "Ready" });
 
-      const viaSub = await client.get(`${base}/w-status/status`);
+      const viaSub = await h.client.get(`${base}/w-status/status`);
       expect(viaSub.status).toBe(200);
       expect(viaSub.json.status).toEqual({ currentSize: 1, phase: "Ready" });
 
-      const patched = await client.patch(
+      const patched = await h.client.patch(
         `${base}/w-status/status`,
         { status: { phase: "Degraded" }, spec: { size: 50 } },
         "application/merge-patch+json",
@@ -597,14 +485,14 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("/scale reads and writes through specReplicasPath, statusReplicasPath, labelSelectorPath", async () => {
-      const created = await client.post(base, widget(group, "w-scale", { size: 2 }));
-      const status = await client.put(`${base}/w-scale/status`, {
+      const created = await h.client.post(base, widget(group, "w-scale", { size: 2 }));
+      const status = await h.client.put(`${base}/w-scale/status`, {
         ...created.json,
         status: { currentSize: 1, labelSelector: "app=w-scale" },
       });
       expect(status.status).toBe(200);
 
-      const scale = await client.get(`${base}/w-scale/scale`);
+      const scale = await h.client.get(`${base}/w-scale/scale`);
       expect(scale.status).toBe(200);
       expect(scale.json).toMatchObject({
         kind: "Scale",
@@ -619,7 +507,7 @@ describe("CustomResourceDefinitions", () => {
         status: { replicas: 1, selector: "app=w-scale" },
       });
 
-      const put = await client.put(
+      const put = await h.client.put(
         `${base}/w-scale/scale`,
         { ...scale.json, spec: { replicas: 5 } },
         { contentType: null },
@@ -628,20 +516,20 @@ describe("CustomResourceDefinitions", () => {
       expect(put.json.kind).toBe("Scale");
       expect(put.json.spec.replicas).toBe(5);
 
-      const after = await client.get(`${base}/w-scale`);
+      const after = await h.client.get(`${base}/w-scale`);
       expect(after.json.spec).toEqual({ size: 5 });
       expect(after.json.status).toEqual({ currentSize: 1, labelSelector: "app=w-scale" });
       expect(after.json.metadata.generation).toBe(2);
 
-      const patched = await client.patch(
+      const patched = await h.client.patch(
         `${base}/w-scale/scale`,
         { spec: { replicas: 0 } },
         "application/merge-patch+json",
       );
       expect(patched.status).toBe(200);
-      expect((await client.get(`${base}/w-scale`)).json.spec.size).toBe(0);
+      expect((await h.client.get(`${base}/w-scale`)).json.spec.size).toBe(0);
 
-      const stale = await client.put(`${base}/w-scale/scale`, {
+      const stale = await h.client.put(`${base}/w-scale/scale`, {
         ...scale.json,
         spec: { replicas: 3 },
       });
@@ -652,8 +540,8 @@ describe("CustomResourceDefinitions", () => {
       const ns3 = "crd-cr-table";
       await createNamespace(ns3);
       const path = `/apis/${group}/v1/namespaces/${ns3}/widgets`;
-      await client.post(path, widget(group, "t1", { size: 4, color: "blue" }));
-      const res = await client.get(path, { headers: { accept: TABLE_ACCEPT } });
+      await h.client.post(path, widget(group, "t1", { size: 4, color: "blue" }));
+      const res = await h.client.get(path, { headers: { accept: TABLE_ACCEPT } });
       expect(res.status).toBe(200);
       expect(res.json.kind).toBe("Table");
       expect(res.json.apiVersion).toBe("meta.k8s.io/v1");
@@ -672,7 +560,7 @@ describe("CustomResourceDefinitions", () => {
         metadata: { name: "t1", namespace: ns3 },
       });
 
-      const one = await client.get(`${path}/t1`, { headers: { accept: TABLE_ACCEPT } });
+      const one = await h.client.get(`${path}/t1`, { headers: { accept: TABLE_ACCEPT } });
       expect(one.json.kind).toBe("Table");
       expect((one.json.rows as Json[])[0]?.["cells"]).toEqual(["t1", 4, "blue"]);
     });
@@ -681,19 +569,19 @@ describe("CustomResourceDefinitions", () => {
   describe("tables and scope", () => {
     it("a CRD without printer columns gets Name and Age (date) columns", async () => {
       const group = "noprinter.kubekit.test";
-      await createCrd(crdBody({ group, plural: "plains", kind: "Plain" }));
-      await waitEstablished(`plains.${group}`);
+      await createCrd(h.client, crdBody({ group, plural: "plains", kind: "Plain" }));
+      await waitForCrdEstablished(h.client, `plains.${group}`);
       const path = `/apis/${group}/v1/namespaces/default/plains`;
       expect(
         (
-          await client.post(path, {
+          await h.client.post(path, {
             apiVersion: `${group}/v1`,
             kind: "Plain",
             metadata: { name: "p" },
           })
         ).status,
       ).toBe(201);
-      const res = await client.get(path, { headers: { accept: TABLE_ACCEPT } });
+      const res = await h.client.get(path, { headers: { accept: TABLE_ACCEPT } });
       expect(res.status).toBe(200);
       const columns = res.json.columnDefinitions as Json[];
       expect(columns.map((c) => c["name"])).toEqual(["Name", "Age"]);
@@ -706,20 +594,21 @@ describe("CustomResourceDefinitions", () => {
     it("a cluster-scoped CRD serves its objects at /apis/G/V/plural/name", async () => {
       const group = "cluster.kubekit.test";
       await createCrd(
+        h.client,
         crdBody({ group, plural: "regions", kind: "Region", scope: "Cluster", shortNames: ["rg"] }),
       );
-      const gv = await client.get(`/apis/${group}/v1`);
+      const gv = await h.client.get(`/apis/${group}/v1`);
       expect(resourceNamed(gv.json, "regions")).toMatchObject({
         namespaced: false,
         kind: "Region",
       });
-      const aggregated = await client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
+      const aggregated = await h.client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
       const item = aggregatedGroup(aggregated.json, group) as Json;
       const resource = ((item["versions"] as Json[])[0]?.["resources"] as Json[])[0];
       expect(resource?.["scope"]).toBe("Cluster");
 
-      await waitEstablished(`regions.${group}`);
-      const created = await client.post(`/apis/${group}/v1/regions`, {
+      await waitForCrdEstablished(h.client, `regions.${group}`);
+      const created = await h.client.post(`/apis/${group}/v1/regions`, {
         apiVersion: `${group}/v1`,
         kind: "Region",
         metadata: { name: "eu" },
@@ -727,22 +616,22 @@ describe("CustomResourceDefinitions", () => {
       });
       expect(created.status).toBe(201);
       expect(created.json.metadata.namespace).toBeUndefined();
-      const got = await client.get(`/apis/${group}/v1/regions/eu`);
+      const got = await h.client.get(`/apis/${group}/v1/regions/eu`);
       expect(got.status).toBe(200);
       expect(got.json.spec).toEqual({ zones: 3 });
-      const list = await client.get(`/apis/${group}/v1/regions`);
+      const list = await h.client.get(`/apis/${group}/v1/regions`);
       expect(list.json.kind).toBe("RegionList");
       expect((list.json.items as Json[])[0]).toMatchObject({
         kind: "Region",
         apiVersion: `${group}/v1`,
       });
-      expectRouteNotFound(await client.get(`/apis/${group}/v1/namespaces/default/regions/eu`));
+      expectRouteNotFound(await h.client.get(`/apis/${group}/v1/namespaces/default/regions/eu`));
     });
   });
 
   describe("validation", () => {
     it("a CRD whose name is not plural.group is 422 Invalid on metadata.name", async () => {
-      const res = await client.post(
+      const res = await h.client.post(
         CRDS,
         crdBody({
           group: "badname.kubekit.test",
@@ -768,12 +657,12 @@ describe("CustomResourceDefinitions", () => {
       expect(res.json.details.causes).toContainEqual(
         expect.objectContaining({ field: "metadata.name" }),
       );
-      expect((await client.get(`${CRDS}/stuff.badname.kubekit.test`)).status).toBe(404);
-      expectPlainNotFound(await client.get("/apis/badname.kubekit.test/v1"));
+      expect((await h.client.get(`${CRDS}/stuff.badname.kubekit.test`)).status).toBe(404);
+      expectPlainNotFound(await h.client.get("/apis/badname.kubekit.test/v1"));
     });
 
     it("a CRD with two storage versions is 422 Invalid on spec.versions", async () => {
-      const res = await client.post(
+      const res = await h.client.post(
         CRDS,
         crdBody({
           group: "twostore.kubekit.test",
@@ -792,12 +681,13 @@ describe("CustomResourceDefinitions", () => {
       expect(res.json.details.causes).toContainEqual(
         expect.objectContaining({ field: "spec.versions" }),
       );
-      expect((await client.get(`${CRDS}/things.twostore.kubekit.test`)).status).toBe(404);
+      expect((await h.client.get(`${CRDS}/things.twostore.kubekit.test`)).status).toBe(404);
     });
 
     it("served versions v1beta1 and v1 list v1 first, as the preferred version", async () => {
       const group = "multi.kubekit.test";
       await createCrd(
+        h.client,
         crdBody({
           group,
           plural: "things",
@@ -808,7 +698,7 @@ describe("CustomResourceDefinitions", () => {
           ],
         }),
       );
-      const apis = await client.get("/apis");
+      const apis = await h.client.get("/apis");
       const listed = (apis.json.groups as Json[]).find((g) => g["name"] === group);
       expect(listed).toEqual({
         name: group,
@@ -818,17 +708,18 @@ describe("CustomResourceDefinitions", () => {
         ],
         preferredVersion: { groupVersion: `${group}/v1`, version: "v1" },
       });
-      const one = await client.get(`/apis/${group}`);
+      const one = await h.client.get(`/apis/${group}`);
       expect(one.json.preferredVersion).toEqual({ groupVersion: `${group}/v1`, version: "v1" });
-      const aggregated = await client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
+      const aggregated = await h.client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
       const item = aggregatedGroup(aggregated.json, group) as Json;
       expect((item["versions"] as Json[]).map((v) => v["version"])).toEqual(["v1", "v1beta1"]);
-      expect((await client.get(`/apis/${group}/v1beta1`)).status).toBe(200);
+      expect((await h.client.get(`/apis/${group}/v1beta1`)).status).toBe(200);
     });
 
     it("an unserved version is not discoverable and its paths are 404", async () => {
       const group = "unserved.kubekit.test";
       await createCrd(
+        h.client,
         crdBody({
           group,
           plural: "things",
@@ -839,10 +730,10 @@ describe("CustomResourceDefinitions", () => {
           ],
         }),
       );
-      const one = await client.get(`/apis/${group}`);
+      const one = await h.client.get(`/apis/${group}`);
       expect(one.json.versions).toEqual([{ groupVersion: `${group}/v1`, version: "v1" }]);
-      expectPlainNotFound(await client.get(`/apis/${group}/v1alpha1`));
-      expectPlainNotFound(await client.get(`/apis/${group}/v1alpha1/namespaces/default/things`));
+      expectPlainNotFound(await h.client.get(`/apis/${group}/v1alpha1`));
+      expectPlainNotFound(await h.client.get(`/apis/${group}/v1alpha1/namespaces/default/things`));
     });
   });
 
@@ -857,30 +748,30 @@ describe("CustomResourceDefinitions", () => {
     beforeAll(async () => {
       await createNamespace(nsA);
       await createNamespace(nsB);
-      await createCrd(widgetCrd(group));
-      await waitEstablished(crdName);
+      await createCrd(h.client, widgetCrd(group));
+      await waitForCrdEstablished(h.client, crdName);
       for (const [ns, name] of [
         [nsA, "a1"],
         [nsA, "a2"],
         [nsB, "b1"],
       ] as const) {
-        const res = await client.post(
+        const res = await h.client.post(
           `/apis/${group}/v1/namespaces/${ns}/widgets`,
           widget(group, name),
         );
         expect(res.status).toBe(201);
       }
-      const held = await client.post(`/apis/${group}/v1/namespaces/${nsB}/widgets`, {
+      const held = await h.client.post(`/apis/${group}/v1/namespaces/${nsB}/widgets`, {
         ...widget(group, "held"),
         metadata: { name: "held", finalizers: [CR_FINALIZER] },
       });
       expect(held.status).toBe(201);
-      const list = await client.get(`/apis/${group}/v1/widgets`);
+      const list = await h.client.get(`/apis/${group}/v1/widgets`);
       expect(list.json.items).toHaveLength(4);
-      watch = await client.watch(
+      watch = await h.client.watch(
         `/apis/${group}/v1/widgets?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`,
       );
-      deleteResponse = await client.delete(`${CRDS}/${crdName}`);
+      deleteResponse = await h.client.delete(`${CRDS}/${crdName}`);
     });
 
     afterAll(() => {
@@ -898,7 +789,7 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("the DELETE response carries the Terminating condition (InstanceDeletionPending)", () => {
-      expect(condition(deleteResponse.json, "Terminating")).toMatchObject({
+      expect(crdCondition(deleteResponse.json, "Terminating")).toMatchObject({
         status: "True",
         reason: "InstanceDeletionPending",
       });
@@ -918,27 +809,27 @@ describe("CustomResourceDefinitions", () => {
 
     it("while a CR's finalizer blocks, the CRD stays, terminating, with shrunken verbs", async () => {
       const held = await eventually("held CR marked for deletion", async () => {
-        const res = await client.get(`/apis/${group}/v1/namespaces/${nsB}/widgets/held`);
+        const res = await h.client.get(`/apis/${group}/v1/namespaces/${nsB}/widgets/held`);
         return res.json?.metadata?.deletionTimestamp ? (res.json as Json) : undefined;
       });
       expect((held["metadata"] as Json)["finalizers"]).toEqual([CR_FINALIZER]);
-      const crd = await client.get(`${CRDS}/${crdName}`);
+      const crd = await h.client.get(`${CRDS}/${crdName}`);
       expect(crd.status).toBe(200);
       expect(crd.json.metadata.deletionTimestamp).toBeDefined();
       expect(crd.json.metadata.finalizers).toContain(CLEANUP_FINALIZER);
-      const gv = await client.get(`/apis/${group}/v1`);
+      const gv = await h.client.get(`/apis/${group}/v1`);
       expect(gv.status).toBe(200);
       expect(
         [...((resourceNamed(gv.json, "widgets") as Json)["verbs"] as string[])].sort(),
       ).toEqual(TERMINATING_VERBS);
-      const remaining = await client.get(`/apis/${group}/v1/widgets`);
+      const remaining = await h.client.get(`/apis/${group}/v1/widgets`);
       expect((remaining.json.items as Json[]).map((i) => (i["metadata"] as Json)["name"])).toEqual([
         "held",
       ]);
     });
 
     it("creating a CR while the CRD is terminating is 403 with the documented message", async () => {
-      const res = await client.post(
+      const res = await h.client.post(
         `/apis/${group}/v1/namespaces/${nsA}/widgets`,
         widget(group, "late"),
       );
@@ -954,7 +845,7 @@ describe("CustomResourceDefinitions", () => {
     });
 
     it("removing the finalizer completes: DELETED, the CRD goes, discovery and CR paths 404", async () => {
-      const res = await client.patch(
+      const res = await h.client.patch(
         `/apis/${group}/v1/namespaces/${nsB}/widgets/held`,
         { metadata: { finalizers: null } },
         "application/merge-patch+json",
@@ -968,20 +859,20 @@ describe("CustomResourceDefinitions", () => {
         expect(ev.type).toBe("MODIFIED");
       }
       await eventually("CRD removal", async () => {
-        const crd = await client.get(`${CRDS}/${crdName}`);
+        const crd = await h.client.get(`${CRDS}/${crdName}`);
         return crd.status === 404 ? true : undefined;
       });
-      const apis = await client.get("/apis");
+      const apis = await h.client.get("/apis");
       expect((apis.json.groups as Json[]).map((g) => g["name"])).not.toContain(group);
-      const aggregated = await client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
+      const aggregated = await h.client.get("/apis", { headers: { accept: AGGREGATED_V2_ACCEPT } });
       expect(aggregatedGroup(aggregated.json, group)).toBeUndefined();
-      expectPlainNotFound(await client.get(`/apis/${group}/v1`));
-      expectPlainNotFound(await client.get(`/apis/${group}/v1/widgets`));
-      expectPlainNotFound(await client.get(`/apis/${group}/v1/namespaces/${nsA}/widgets/a1`));
+      expectPlainNotFound(await h.client.get(`/apis/${group}/v1`));
+      expectPlainNotFound(await h.client.get(`/apis/${group}/v1/widgets`));
+      expectPlainNotFound(await h.client.get(`/apis/${group}/v1/namespaces/${nsA}/widgets/a1`));
       expectPlainNotFound(
-        await client.post(`/apis/${group}/v1/namespaces/${nsA}/widgets`, widget(group, "after")),
+        await h.client.post(`/apis/${group}/v1/namespaces/${nsA}/widgets`, widget(group, "after")),
       );
-      const index = await client.get("/openapi/v3");
+      const index = await h.client.get("/openapi/v3");
       expect(Object.keys(index.json.paths)).not.toContain(`apis/${group}/v1`);
     });
   });

@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import { ApiClient, type RawResponse } from "../support/api-client.js";
+import { describe, expect, it } from "vitest";
+import {
+  expectPlainNotFound,
+  expectRouteNotFound,
+  header,
+  useServer,
+} from "../support/server-test-helpers.js";
+import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * The non-resource endpoints and discovery of the embedded server over real HTTP, against
@@ -29,34 +34,6 @@ const STANDARD_VERBS = [
   "watch",
 ];
 
-type Json = Record<string, unknown>;
-
-function header(res: RawResponse, name: string): string | undefined {
-  const value = res.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
-/**
- * go-restful's 404 inside a served group-version: a Status with reason NotFound and the
- * generic message (paths outside every served group-version get the plain-text page).
- */
-function expectRouteNotFound(res: RawResponse): void {
-  expect(res.status).toBe(404);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    status: "Failure",
-    reason: "NotFound",
-    message: "the server could not find the requested resource",
-    code: 404,
-  });
-}
-
-function expectPlainNotFound(res: RawResponse): void {
-  expect(res.status).toBe(404);
-  expect(header(res, "content-type")).toMatch(/^text\/plain/);
-  expect(res.text).toBe("404 page not found\n");
-}
-
 function resourceNamed(list: { resources: Json[] }, name: string): Json {
   const found = list.resources.find((r) => r["name"] === name);
   if (!found) throw new Error(`APIResourceList has no ${name}`);
@@ -77,21 +54,10 @@ function subresourceNamed(resource: Json, name: string): Json | undefined {
 }
 
 describe("version, health and the root path", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   it("/version reports major 1, minor 32 by default, as JSON", async () => {
-    const res = await client.get("/version");
+    const res = await h.client.get("/version");
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toMatch(/^application\/json/);
     expect(res.json.major).toBe("1");
@@ -104,7 +70,7 @@ describe("version, health and the root path", () => {
   });
 
   it("/version answers the dispatcher's request with ?timeout=5s", async () => {
-    const res = await client.get("/version?timeout=5s", {
+    const res = await h.client.get("/version?timeout=5s", {
       headers: { accept: "application/json, */*", "cache-control": "max-age=7200" },
     });
     expect(res.status).toBe(200);
@@ -113,14 +79,14 @@ describe("version, health and the root path", () => {
 
   for (const path of ["/healthz", "/livez", "/readyz"]) {
     it(`${path} answers "ok" in plain text`, async () => {
-      const res = await client.get(path);
+      const res = await h.client.get(path);
       expect(res.status).toBe(200);
       expect(header(res, "content-type")).toBe("text/plain; charset=utf-8");
       expect(res.text).toBe("ok");
     });
 
     it(`${path}?verbose lists the checks and ends with "${path.slice(1)} check passed"`, async () => {
-      const res = await client.get(`${path}?verbose`);
+      const res = await h.client.get(`${path}?verbose`);
       expect(res.status).toBe(200);
       expect(header(res, "content-type")).toBe("text/plain; charset=utf-8");
       const lines = res.text.trimEnd().split("\n");
@@ -131,7 +97,7 @@ describe("version, health and the root path", () => {
   }
 
   it("/ lists the API roots, the group versions and the non-resource paths", async () => {
-    const res = await client.get("/");
+    const res = await h.client.get("/");
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toMatch(/^application\/json/);
     const paths = res.json.paths as string[];
@@ -155,21 +121,10 @@ describe("version, health and the root path", () => {
 });
 
 describe("/version with the minorVersion option", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start({ minorVersion: "27" });
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer({ minorVersion: "27" });
 
   it("reports the configured minor version (which picks the kubectl the dispatcher runs)", async () => {
-    const res = await client.get("/version");
+    const res = await h.client.get("/version");
     expect(res.status).toBe(200);
     expect(res.json.major).toBe("1");
     expect(res.json.minor).toBe("27");
@@ -178,21 +133,10 @@ describe("/version with the minorVersion option", () => {
 });
 
 describe("legacy discovery", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   it("/api is an APIVersions without apiVersion", async () => {
-    const res = await client.get("/api", { headers: { accept: "application/json, */*" } });
+    const res = await h.client.get("/api", { headers: { accept: "application/json, */*" } });
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toBe("application/json");
     expect(res.json.kind).toBe("APIVersions");
@@ -204,7 +148,7 @@ describe("legacy discovery", () => {
   });
 
   it("/apis is an APIGroupList of the named groups with their preferred versions", async () => {
-    const res = await client.get("/apis", { headers: { accept: "application/json, */*" } });
+    const res = await h.client.get("/apis", { headers: { accept: "application/json, */*" } });
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toBe("application/json");
     expect(res.json.kind).toBe("APIGroupList");
@@ -227,13 +171,13 @@ describe("legacy discovery", () => {
   });
 
   it("/api without any Accept header is the legacy document", async () => {
-    const res = await client.get("/api");
+    const res = await h.client.get("/api");
     expect(res.status).toBe(200);
     expect(res.json.kind).toBe("APIVersions");
   });
 
   it("an aggregated Accept of an unknown version falls back to legacy, never 406", async () => {
-    const res = await client.get("/apis", {
+    const res = await h.client.get("/apis", {
       headers: {
         accept:
           "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json",
@@ -245,7 +189,7 @@ describe("legacy discovery", () => {
   });
 
   it("/apis/apps is one APIGroup", async () => {
-    const res = await client.get("/apis/apps");
+    const res = await h.client.get("/apis/apps");
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       kind: "APIGroup",
@@ -257,7 +201,7 @@ describe("legacy discovery", () => {
   });
 
   it("/api/v1 lists pods with short names, category, hash and subresources", async () => {
-    const res = await client.get("/api/v1?timeout=32s", {
+    const res = await h.client.get("/api/v1?timeout=32s", {
       headers: { accept: "application/json, */*" },
     });
     expect(res.status).toBe(200);
@@ -298,7 +242,7 @@ describe("legacy discovery", () => {
   });
 
   it("/api/v1 lists configmaps and cluster-scoped namespaces with their hashes", async () => {
-    const res = await client.get("/api/v1");
+    const res = await h.client.get("/api/v1");
     const configmaps = resourceNamed(res.json, "configmaps");
     expect(configmaps["storageVersionHash"]).toBe("qFsyl6wFWjQ=");
     expect(configmaps["shortNames"]).toEqual(["cm"]);
@@ -310,7 +254,7 @@ describe("legacy discovery", () => {
   });
 
   it("/apis/apps/v1 lists deployments and deployments/scale as autoscaling/v1 Scale", async () => {
-    const res = await client.get("/apis/apps/v1");
+    const res = await h.client.get("/apis/apps/v1");
     expect(res.status).toBe(200);
     expect(res.json.kind).toBe("APIResourceList");
     expect(res.json.groupVersion).toBe("apps/v1");
@@ -345,49 +289,38 @@ describe("legacy discovery", () => {
   });
 
   it("an unknown group version is a plain-text 404, not a Status", async () => {
-    expectPlainNotFound(await client.get("/apis/nope.example.com/v1"));
-    expectPlainNotFound(await client.get("/apis/apps/v9"));
-    expectPlainNotFound(await client.get("/api/v2"));
-    expectPlainNotFound(await client.get("/apis/nope.example.com"));
+    expectPlainNotFound(await h.client.get("/apis/nope.example.com/v1"));
+    expectPlainNotFound(await h.client.get("/apis/apps/v9"));
+    expectPlainNotFound(await h.client.get("/api/v2"));
+    expectPlainNotFound(await h.client.get("/apis/nope.example.com"));
   });
 
   it("an unknown resource in a known group version is a NotFound Status (go-restful route miss)", async () => {
-    expectRouteNotFound(await client.get("/api/v1/nopes"));
-    expectRouteNotFound(await client.get("/apis/apps/v1/namespaces/default/nopes/x"));
+    expectRouteNotFound(await h.client.get("/api/v1/nopes"));
+    expectRouteNotFound(await h.client.get("/apis/apps/v1/namespaces/default/nopes/x"));
   });
 
   it("a cluster-scoped resource under a namespaced path is a plain-text 404", async () => {
-    const node = await client.post("/api/v1/nodes", {
+    const node = await h.client.post("/api/v1/nodes", {
       apiVersion: "v1",
       kind: "Node",
       metadata: { name: "scoped-node" },
     });
     expect(node.status).toBe(201);
-    expect((await client.get("/api/v1/nodes/scoped-node")).status).toBe(200);
-    expectRouteNotFound(await client.get("/api/v1/namespaces/default/nodes/scoped-node"));
-    expectRouteNotFound(await client.get("/api/v1/namespaces/default/nodes"));
+    expect((await h.client.get("/api/v1/nodes/scoped-node")).status).toBe(200);
+    expectRouteNotFound(await h.client.get("/api/v1/namespaces/default/nodes/scoped-node"));
+    expectRouteNotFound(await h.client.get("/api/v1/namespaces/default/nodes"));
     expectRouteNotFound(
-      await client.get("/apis/rbac.authorization.k8s.io/v1/namespaces/default/clusterroles"),
+      await h.client.get("/apis/rbac.authorization.k8s.io/v1/namespaces/default/clusterroles"),
     );
   });
 });
 
 describe("aggregated discovery", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   it("/api with kubectl 1.32's Accept is a v2 APIGroupDiscoveryList holding only the core group", async () => {
-    const res = await client.get("/api?timeout=32s", { headers: { accept: KUBECTL_132_ACCEPT } });
+    const res = await h.client.get("/api?timeout=32s", { headers: { accept: KUBECTL_132_ACCEPT } });
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toBe(V2_CONTENT_TYPE);
     expect(header(res, "vary")).toMatch(/\bAccept\b/);
@@ -403,7 +336,7 @@ describe("aggregated discovery", () => {
   });
 
   it("the core group describes pods with scope, responseKind, short names and subresources", async () => {
-    const res = await client.get("/api", { headers: { accept: KUBECTL_132_ACCEPT } });
+    const res = await h.client.get("/api", { headers: { accept: KUBECTL_132_ACCEPT } });
     const pods = aggregatedResource(res.json, "", "pods");
     expect(pods).toMatchObject({
       resource: "pods",
@@ -426,7 +359,9 @@ describe("aggregated discovery", () => {
   });
 
   it("/apis with kubectl 1.32's Accept lists every named group with deployments/scale", async () => {
-    const res = await client.get("/apis?timeout=32s", { headers: { accept: KUBECTL_132_ACCEPT } });
+    const res = await h.client.get("/apis?timeout=32s", {
+      headers: { accept: KUBECTL_132_ACCEPT },
+    });
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toBe(V2_CONTENT_TYPE);
     expect(res.json.apiVersion).toBe("apidiscovery.k8s.io/v2");
@@ -454,30 +389,30 @@ describe("aggregated discovery", () => {
   });
 
   it("kubectl 1.27's Accept gets v2beta1 with its own Content-Type and apiVersion", async () => {
-    const res = await client.get("/apis", { headers: { accept: KUBECTL_127_ACCEPT } });
+    const res = await h.client.get("/apis", { headers: { accept: KUBECTL_127_ACCEPT } });
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toBe(V2BETA1_CONTENT_TYPE);
     expect(header(res, "vary")).toMatch(/\bAccept\b/);
     expect(res.json.kind).toBe("APIGroupDiscoveryList");
     expect(res.json.apiVersion).toBe("apidiscovery.k8s.io/v2beta1");
     expect(aggregatedResource(res.json, "apps", "deployments")["resource"]).toBe("deployments");
-    const core = await client.get("/api", { headers: { accept: KUBECTL_127_ACCEPT } });
+    const core = await h.client.get("/api", { headers: { accept: KUBECTL_127_ACCEPT } });
     expect(header(core, "content-type")).toBe(V2BETA1_CONTENT_TYPE);
     expect(aggregatedResource(core.json, "", "pods")["resource"]).toBe("pods");
   });
 
   it("answers 304 to If-None-Match with the ETag it sent, and 200 to another tag", async () => {
-    const first = await client.get("/apis", { headers: { accept: KUBECTL_132_ACCEPT } });
+    const first = await h.client.get("/apis", { headers: { accept: KUBECTL_132_ACCEPT } });
     const etag = header(first, "etag");
     expect(etag).toBeDefined();
-    const again = await client.get("/apis", { headers: { accept: KUBECTL_132_ACCEPT } });
+    const again = await h.client.get("/apis", { headers: { accept: KUBECTL_132_ACCEPT } });
     expect(header(again, "etag")).toBe(etag);
-    const revalidated = await client.get("/apis", {
+    const revalidated = await h.client.get("/apis", {
       headers: { accept: KUBECTL_132_ACCEPT, "if-none-match": etag as string },
     });
     expect(revalidated.status).toBe(304);
     expect(revalidated.text).toBe("");
-    const stale = await client.get("/apis", {
+    const stale = await h.client.get("/apis", {
       headers: { accept: KUBECTL_132_ACCEPT, "if-none-match": '"0000"' },
     });
     expect(stale.status).toBe(200);
@@ -485,10 +420,10 @@ describe("aggregated discovery", () => {
   });
 
   it("gives v2 and v2beta1 documents different ETags (the tag is per representation)", async () => {
-    const v2 = await client.get("/apis", { headers: { accept: KUBECTL_132_ACCEPT } });
-    const v2beta1 = await client.get("/apis", { headers: { accept: KUBECTL_127_ACCEPT } });
+    const v2 = await h.client.get("/apis", { headers: { accept: KUBECTL_132_ACCEPT } });
+    const v2beta1 = await h.client.get("/apis", { headers: { accept: KUBECTL_127_ACCEPT } });
     expect(header(v2, "etag")).not.toBe(header(v2beta1, "etag"));
-    const crossed = await client.get("/apis", {
+    const crossed = await h.client.get("/apis", {
       headers: { accept: KUBECTL_127_ACCEPT, "if-none-match": header(v2, "etag") as string },
     });
     expect(crossed.status).toBe(200);
@@ -497,21 +432,10 @@ describe("aggregated discovery", () => {
 });
 
 describe("OpenAPI", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   async function index(): Promise<Record<string, { serverRelativeURL: string }>> {
-    const res = await client.get("/openapi/v3?timeout=32s", {
+    const res = await h.client.get("/openapi/v3?timeout=32s", {
       headers: { accept: "application/json, */*" },
     });
     expect(res.status).toBe(200);
@@ -557,7 +481,9 @@ describe("OpenAPI", () => {
 
   it("the api/v1 document has a Pod PATCH with the GVK and fieldValidation, cached immutably", async () => {
     const url = (await index())["api/v1"]?.serverRelativeURL as string;
-    const res = await client.get(`${url}&timeout=32s`, { headers: { accept: "application/json" } });
+    const res = await h.client.get(`${url}&timeout=32s`, {
+      headers: { accept: "application/json" },
+    });
     expect(res.status).toBe(200);
     expect(header(res, "content-type")).toMatch(/^application\/json/);
     expect(header(res, "etag")).toMatch(/^"[^"]+"$/);
@@ -577,7 +503,7 @@ describe("OpenAPI", () => {
 
   it("the apis/apps/v1 document has a Deployment PATCH with the GVK and fieldValidation", async () => {
     const url = (await index())["apis/apps/v1"]?.serverRelativeURL as string;
-    const res = await client.get(url, { headers: { accept: "application/json" } });
+    const res = await h.client.get(url, { headers: { accept: "application/json" } });
     expect(res.status).toBe(200);
     expect(header(res, "cache-control")).toBe("public, immutable");
     expectPatchWithFieldValidation(
@@ -589,20 +515,20 @@ describe("OpenAPI", () => {
 
   it("a per-group-version document answers 304 to its own ETag", async () => {
     const url = (await index())["apis/apps/v1"]?.serverRelativeURL as string;
-    const first = await client.get(url);
+    const first = await h.client.get(url);
     const etag = header(first, "etag") as string;
-    const revalidated = await client.get(url, { headers: { "if-none-match": etag } });
+    const revalidated = await h.client.get(url, { headers: { "if-none-match": etag } });
     expect(revalidated.status).toBe(304);
     expect(revalidated.text).toBe("");
   });
 
   it("an unserved group version has no document (404)", async () => {
-    const res = await client.get("/openapi/v3/apis/nope.example.com/v1");
+    const res = await h.client.get("/openapi/v3/apis/nope.example.com/v1");
     expect(res.status).toBe(404);
   });
 
   it("/openapi/v2 is 404 (the server cannot produce protobuf v2)", async () => {
-    const res = await client.get("/openapi/v2?timeout=32s", {
+    const res = await h.client.get("/openapi/v2?timeout=32s", {
       headers: { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" },
     });
     expect(res.status).toBe(404);

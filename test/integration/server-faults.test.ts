@@ -3,83 +3,15 @@
  * watches, compacted history (410 on watch and continue, apiserver-semantics.md §6-8), injected
  * 429/500/503 answers with kube's Status shapes and Retry-After (§10), latency, and restart.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../support/api-client.js";
-import type { RawResponse, RawWatchEvent, WatchHandle } from "../support/api-client.js";
-
-/** A started server with a client, one per `describe`. */
-interface Harness {
-  server: ApiServer;
-  client: ApiClient;
-}
-
-/** Starts a server (and its client) in beforeAll and stops both in afterAll; clears faults after each test. */
-function useServer(): Harness {
-  const harness = {} as Harness;
-  beforeAll(async () => {
-    harness.server = await ApiServer.start();
-    harness.client = ApiClient.for(harness.server);
-  });
-  afterEach(() => {
-    harness.server.faults.clear();
-  });
-  afterAll(async () => {
-    await harness.client?.close();
-    await harness.server?.stop();
-  });
-  return harness;
-}
-
-/** Polls `condition` every 10 ms until it holds, failing after `timeoutMs`. */
-async function waitFor(
-  what: string,
-  condition: () => Promise<boolean>,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Creates a namespace and waits for the server's follow-up write (the `default` ServiceAccount). */
-async function createNamespace(client: ApiClient, name: string): Promise<void> {
-  const res = await client.post("/api/v1/namespaces", { metadata: { name } });
-  expect(res.status, res.text).toBe(201);
-  await waitFor(`serviceaccount ${name}/default`, async () => {
-    const sa = await client.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
-    return sa.status === 200;
-  });
-}
-
-/** Creates a ConfigMap and returns the stored object. */
-async function createConfigMap(
-  client: ApiClient,
-  namespace: string,
-  name: string,
-  data: Record<string, string> = {},
-): Promise<RawResponse["json"]> {
-  const res = await client.post(`/api/v1/namespaces/${namespace}/configmaps`, {
-    metadata: { name },
-    data,
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.json;
-}
-
-/** Asserts an error Status body (HTTP code, Status code and reason). */
-function expectStatus(res: RawResponse, code: number, reason: string): void {
-  expect(res.status, res.text).toBe(code);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    code,
-    reason,
-  });
-}
+import type { RawWatchEvent, WatchHandle } from "../support/api-client.js";
+import {
+  createConfigMap,
+  createNamespace,
+  expectStatus,
+  useServer,
+} from "../support/server-test-helpers.js";
 
 /**
  * Reads a watch until the server ends it. Resolves with the events read and whether the end was
@@ -393,7 +325,7 @@ describe("faults: restart()", () => {
   it("drops open connections; objects and the resourceVersion counter survive; same port afterwards", async () => {
     const ns = "f-restart";
     await createNamespace(h.client, ns);
-    const created = await createConfigMap(h.client, ns, "survivor", { v: "1" });
+    const created = await createConfigMap(h.client, ns, "survivor", { data: { v: "1" } });
     const port = h.server.port;
     const url = h.server.url;
     const rvBefore = h.server.resourceVersion;

@@ -4,77 +4,19 @@
  * (§6), pagination (§7), label and field selectors (§9), Table and PartialObjectMetadata (§11),
  * and the §15 checklist items for reads.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import type { ApiServerOptions } from "../../src/testing/api-server.js";
-import { ApiClient } from "../support/api-client.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ApiClient } from "../support/api-client.js";
 import type { RawResponse } from "../support/api-client.js";
+import {
+  createConfigMap,
+  createNamespace,
+  expectStatus,
+  useServer,
+} from "../support/server-test-helpers.js";
 
 const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
 const METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 const METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-
-/** A started server with a client, one per `describe`. */
-interface Harness {
-  server: ApiServer;
-  client: ApiClient;
-}
-
-/** Starts a server (and its client) in beforeAll and stops both in afterAll. */
-function useServer(options: ApiServerOptions = {}): Harness {
-  const harness = {} as Harness;
-  beforeAll(async () => {
-    harness.server = await ApiServer.start(options);
-    harness.client = ApiClient.for(harness.server);
-  });
-  afterAll(async () => {
-    await harness.client?.close();
-    await harness.server?.stop();
-  });
-  return harness;
-}
-
-/** Polls `condition` every 10 ms until it holds, failing after `timeoutMs`. */
-async function waitFor(
-  what: string,
-  condition: () => Promise<boolean>,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/**
- * Creates a namespace and waits until the server's own follow-up write (the `default`
- * ServiceAccount) has happened, so that later revision arithmetic sees only the test's writes.
- */
-async function createNamespace(client: ApiClient, name: string): Promise<void> {
-  const res = await client.post("/api/v1/namespaces", { metadata: { name } });
-  expect(res.status).toBe(201);
-  await waitFor(`serviceaccount ${name}/default`, async () => {
-    const sa = await client.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
-    return sa.status === 200;
-  });
-}
-
-/** Creates a ConfigMap and returns the stored object. */
-async function createConfigMap(
-  client: ApiClient,
-  namespace: string,
-  name: string,
-  data: Record<string, string> = {},
-  labels?: Record<string, string>,
-): Promise<RawResponse["json"]> {
-  const res = await client.post(`/api/v1/namespaces/${namespace}/configmaps`, {
-    metadata: { name, ...(labels ? { labels } : {}) },
-    data,
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.json;
-}
 
 /** Creates a Pod with one container and returns the stored object. */
 async function createPod(
@@ -122,18 +64,6 @@ function namesOf(list: RawResponse["json"]): string[] {
   return (list.items as { metadata: { name: string } }[]).map((i) => i.metadata.name);
 }
 
-/** Asserts a Status error response: HTTP code, Status code and reason. */
-function expectStatus(res: RawResponse, code: number, reason: string): void {
-  expect(res.status, res.text).toBe(code);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    code,
-    reason,
-  });
-}
-
 /** Asserts a 422 ListOptions validation failure with one cause on `field` and the message tail. */
 function expectListOptionsInvalid(res: RawResponse, field: string, messageTail: string): void {
   expectStatus(res, 422, "Invalid");
@@ -155,7 +85,7 @@ describe("get: resourceVersion (§6)", () => {
   });
 
   it("resourceVersion unset returns the most recent state", async () => {
-    await createConfigMap(h.client, ns, "unset", { v: "1" });
+    await createConfigMap(h.client, ns, "unset", { data: { v: "1" } });
     const updated = await patchData(h.client, ns, "unset", { v: "2" });
     const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps/unset`);
     expect(res.status).toBe(200);
@@ -166,14 +96,14 @@ describe("get: resourceVersion (§6)", () => {
   });
 
   it('resourceVersion="0" serves the object (any version)', async () => {
-    const created = await createConfigMap(h.client, ns, "zero", { v: "1" });
+    const created = await createConfigMap(h.client, ns, "zero", { data: { v: "1" } });
     const res = await h.client.get(`/api/v1/namespaces/${ns}/configmaps/zero?resourceVersion=0`);
     expect(res.status).toBe(200);
     expect(res.json.metadata.uid).toBe(created.metadata.uid);
   });
 
   it("resourceVersion=N is not-older-than: an older N still returns the latest state", async () => {
-    const created = await createConfigMap(h.client, ns, "not-older", { v: "1" });
+    const created = await createConfigMap(h.client, ns, "not-older", { data: { v: "1" } });
     const updated = await patchData(h.client, ns, "not-older", { v: "2" });
     const res = await h.client.get(
       `/api/v1/namespaces/${ns}/configmaps/not-older?resourceVersion=${created.metadata.resourceVersion}`,
@@ -184,7 +114,7 @@ describe("get: resourceVersion (§6)", () => {
   });
 
   it("resourceVersion=N equal to the current revision is served at once", async () => {
-    await createConfigMap(h.client, ns, "current", { v: "1" });
+    await createConfigMap(h.client, ns, "current", { data: { v: "1" } });
     const started = Date.now();
     const res = await h.client.get(
       `/api/v1/namespaces/${ns}/configmaps/current?resourceVersion=${h.server.resourceVersion}`,
@@ -224,12 +154,12 @@ describe("list: resourceVersion semantics table (§6)", () => {
 
   beforeAll(async () => {
     await createNamespace(h.client, ns);
-    await createConfigMap(h.client, ns, "keep", { v: "1" });
-    await createConfigMap(h.client, ns, "doomed", { v: "1" });
+    await createConfigMap(h.client, ns, "keep", { data: { v: "1" } });
+    await createConfigMap(h.client, ns, "doomed", { data: { v: "1" } });
     const snapshot = await h.client.get(`/api/v1/namespaces/${ns}/configmaps`);
     n = snapshot.json.metadata.resourceVersion;
     await patchData(h.client, ns, "keep", { v: "2" });
-    await createConfigMap(h.client, ns, "late", { v: "1" });
+    await createConfigMap(h.client, ns, "late", { data: { v: "1" } });
     const del = await h.client.delete(`/api/v1/namespaces/${ns}/configmaps/doomed`);
     expect(del.status).toBe(200);
     current = h.server.resourceVersion;
@@ -564,7 +494,7 @@ describe("reads older than the retained history (§6, §7)", () => {
   });
 
   it("an Exact list older than history is 410 Expired; within history it is served", async () => {
-    await createConfigMap(h.client, ns, "e1", { v: "0" });
+    await createConfigMap(h.client, ns, "e1", { data: { v: "0" } });
     const old = h.server.resourceVersion;
     for (let i = 1; i <= 8; i++) await patchData(h.client, ns, "e1", { v: String(i) });
 
@@ -698,11 +628,11 @@ describe("pagination: limit and continue (§7, §15.4)", () => {
   it("later writes (create, update, delete) do not show up in later pages", async () => {
     const ns = "pg-c";
     for (const name of ["c1", "c2", "c3", "c4"])
-      await createConfigMap(h.client, ns, name, { v: "1" });
+      await createConfigMap(h.client, ns, name, { data: { v: "1" } });
     const first = await h.client.get(`/api/v1/namespaces/${ns}/configmaps?limit=2`);
     expect(namesOf(first.json)).toEqual(["c1", "c2"]);
     const rv = first.json.metadata.resourceVersion;
-    await createConfigMap(h.client, ns, "c5", { v: "1" });
+    await createConfigMap(h.client, ns, "c5", { data: { v: "1" } });
     await patchData(h.client, ns, "c3", { v: "2" });
     expect((await h.client.delete(`/api/v1/namespaces/${ns}/configmaps/c4`)).status).toBe(200);
 
@@ -741,11 +671,11 @@ describe("list: label selectors (§9.1)", () => {
 
   beforeAll(async () => {
     await createNamespace(h.client, ns);
-    await createConfigMap(h.client, ns, "web-3", {}, { app: "web", tier: "3" });
-    await createConfigMap(h.client, ns, "web-7", {}, { app: "web", tier: "7" });
-    await createConfigMap(h.client, ns, "db", {}, { app: "db", tier: "1" });
+    await createConfigMap(h.client, ns, "web-3", { labels: { app: "web", tier: "3" } });
+    await createConfigMap(h.client, ns, "web-7", { labels: { app: "web", tier: "7" } });
+    await createConfigMap(h.client, ns, "db", { labels: { app: "db", tier: "1" } });
     await createConfigMap(h.client, ns, "plain");
-    await createConfigMap(h.client, ns, "empty", {}, { app: "" });
+    await createConfigMap(h.client, ns, "empty", { labels: { app: "" } });
   });
 
   const cases: [string, string[]][] = [
@@ -909,7 +839,8 @@ describe("Table and PartialObjectMetadata on get and list (§11)", () => {
 
   beforeAll(async () => {
     await createNamespace(h.client, ns);
-    for (const name of ["t1", "t2", "t3"]) await createConfigMap(h.client, ns, name, { k: name });
+    for (const name of ["t1", "t2", "t3"])
+      await createConfigMap(h.client, ns, name, { data: { k: name } });
   });
 
   const cms = `/api/v1/namespaces/${ns}/configmaps`;

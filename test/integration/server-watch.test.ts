@@ -5,11 +5,16 @@
  * timeouts, selector transitions, single-object and legacy watches, fan-out to many watchers,
  * slow readers, and Table / PartialObjectMetadata events.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import type { ApiServerOptions } from "../../src/testing/api-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../support/api-client.js";
 import type { RawResponse, RawWatchEvent, WatchHandle } from "../support/api-client.js";
+import {
+  createConfigMap,
+  createNamespace,
+  expectStatus,
+  useServer,
+} from "../support/server-test-helpers.js";
+import type { ServerHarness } from "../support/server-test-helpers.js";
 
 const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
 const METADATA_ACCEPT =
@@ -17,64 +22,6 @@ const METADATA_ACCEPT =
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 /** Bound on requests that must not turn into a stream (a server bug would otherwise hang the test). */
 const REQUEST_TIMEOUT_MS = 5_000;
-
-/** A started server with a client, one per `describe`. */
-interface Harness {
-  server: ApiServer;
-  client: ApiClient;
-}
-
-/** Starts a server (and its client) in beforeAll and stops both in afterAll. */
-function useServer(options: ApiServerOptions = {}): Harness {
-  const harness = {} as Harness;
-  beforeAll(async () => {
-    harness.server = await ApiServer.start(options);
-    harness.client = ApiClient.for(harness.server);
-  });
-  afterAll(async () => {
-    await harness.client?.close();
-    await harness.server?.stop();
-  });
-  return harness;
-}
-
-/** Polls `condition` every 10 ms until it holds, failing after `timeoutMs`. */
-async function waitFor(
-  what: string,
-  condition: () => Promise<boolean>,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Creates a namespace and waits for the server's follow-up write (the `default` ServiceAccount). */
-async function createNamespace(client: ApiClient, name: string): Promise<void> {
-  const res = await client.post("/api/v1/namespaces", { metadata: { name } });
-  expect(res.status, res.text).toBe(201);
-  await waitFor(`serviceaccount ${name}/default`, async () => {
-    const sa = await client.get(`/api/v1/namespaces/${name}/serviceaccounts/default`);
-    return sa.status === 200;
-  });
-}
-
-/** Creates a ConfigMap and returns the stored object. */
-async function createConfigMap(
-  client: ApiClient,
-  namespace: string,
-  name: string,
-  options: { data?: Record<string, string>; labels?: Record<string, string> } = {},
-): Promise<RawResponse["json"]> {
-  const res = await client.post(`/api/v1/namespaces/${namespace}/configmaps`, {
-    metadata: { name, ...(options.labels ? { labels: options.labels } : {}) },
-    data: options.data ?? {},
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.json;
-}
 
 /** Merge-patches a ConfigMap; returns the stored object. */
 async function patchConfigMap(
@@ -93,7 +40,7 @@ async function patchConfigMap(
 }
 
 /** Deletes a ConfigMap and returns the revision of the deletion (the global RV right after it). */
-async function deleteConfigMap(h: Harness, namespace: string, name: string): Promise<string> {
+async function deleteConfigMap(h: ServerHarness, namespace: string, name: string): Promise<string> {
   const res = await h.client.delete(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
   expect(res.status, res.text).toBe(200);
   return h.server.resourceVersion;
@@ -114,18 +61,6 @@ async function nextNonBookmark(
 function describeEvent(ev: RawWatchEvent | undefined): string {
   if (!ev) return "<end>";
   return `${ev.type} ${ev.object?.metadata?.name}@${ev.object?.metadata?.resourceVersion}`;
-}
-
-/** Asserts an error Status body (HTTP code, Status code and reason). */
-function expectStatus(res: RawResponse, code: number, reason: string): void {
-  expect(res.status, res.text).toBe(code);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    code,
-    reason,
-  });
 }
 
 /** A GET that must be answered (not streamed); times out instead of hanging on a bug. */

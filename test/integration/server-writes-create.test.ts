@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { encodeKubernetesProtobuf } from "../../src/core/protobuf.js";
-import { ApiServer } from "../../src/testing/api-server.js";
-import { ApiClient, type RawResponse } from "../support/api-client.js";
+import { type RawResponse } from "../support/api-client.js";
+import { expectStatus, useServer } from "../support/server-test-helpers.js";
 
 /**
  * Create (POST) on the embedded server over real HTTP, checked against kube-apiserver as
@@ -21,19 +21,6 @@ function header(res: RawResponse, name: string): string[] {
   const value = res.headers[name.toLowerCase()];
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
-}
-
-/** Asserts that `res` is a failure Status with this code and reason, and returns it. */
-function expectStatus(
-  res: RawResponse,
-  code: number,
-  reason: string | undefined,
-): Record<string, unknown> {
-  expect(res.status, res.text).toBe(code);
-  expect(res.json).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", code });
-  if (reason === undefined) expect(res.json.reason ?? "").toBe("");
-  else expect(res.json.reason).toBe(reason);
-  return res.json as Record<string, unknown>;
 }
 
 function configMap(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -66,24 +53,16 @@ function pod(name: string, container: Record<string, unknown>): Record<string, u
 }
 
 describe("create: the stored object and server-set fields", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
     expect(
-      (await client.post("/api/v1/namespaces", { metadata: { name: "create-fields" } })).status,
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "create-fields" } })).status,
     ).toBe(201);
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("answers 201 with uid, creationTimestamp, resourceVersion and no generation for a ConfigMap", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps?fieldManager=test-manager",
       configMap("cm-fields", { metadata: { name: "cm-fields", labels: { app: "x" } } }),
     );
@@ -113,14 +92,14 @@ describe("create: the stored object and server-set fields", () => {
         },
       },
     ]);
-    const got = await client.get("/api/v1/namespaces/create-fields/configmaps/cm-fields");
+    const got = await h.client.get("/api/v1/namespaces/create-fields/configmaps/cm-fields");
     expect(got.status).toBe(200);
     expect(got.json.metadata.uid).toBe(obj.metadata.uid);
     expect(got.json.metadata.resourceVersion).toBe(obj.metadata.resourceVersion);
   });
 
   it("overwrites a client-supplied uid", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("cm-uid", {
         metadata: { name: "cm-uid", uid: "11111111-2222-3333-4444-555555555555" },
@@ -131,7 +110,7 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("sets generation 1 on a workload (Deployment)", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/apis/apps/v1/namespaces/create-fields/deployments",
       deployment("web-gen"),
     );
@@ -140,7 +119,7 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("records the User-Agent up to its first '/' as the manager when fieldManager is absent", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("cm-ua"),
       {
@@ -158,7 +137,7 @@ describe("create: the stored object and server-set fields", () => {
   it("generateName: prefix plus 5 characters of the allowed alphabet", async () => {
     const names = new Set<string>();
     for (let i = 0; i < 3; i++) {
-      const res = await client.post("/api/v1/namespaces/create-fields/configmaps", {
+      const res = await h.client.post("/api/v1/namespaces/create-fields/configmaps", {
         metadata: { generateName: "gen-" },
         data: {},
       });
@@ -168,16 +147,16 @@ describe("create: the stored object and server-set fields", () => {
       expect(name.slice(4)).toMatch(GENERATED_SUFFIX);
       expect(res.json.metadata.generateName).toBe("gen-");
       names.add(name);
-      expect((await client.get(`/api/v1/namespaces/create-fields/configmaps/${name}`)).status).toBe(
-        200,
-      );
+      expect(
+        (await h.client.get(`/api/v1/namespaces/create-fields/configmaps/${name}`)).status,
+      ).toBe(200);
     }
     expect(names.size).toBe(3);
   });
 
   it("generateName: a long prefix is truncated to 58 characters (63 in all)", async () => {
     const prefix = `${"p".repeat(70)}-`;
-    const res = await client.post("/api/v1/namespaces/create-fields/configmaps", {
+    const res = await h.client.post("/api/v1/namespaces/create-fields/configmaps", {
       metadata: { generateName: prefix },
     });
     expect(res.status, res.text).toBe(201);
@@ -188,7 +167,7 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("neither name nor generateName: 422 with kube's message and cause", async () => {
-    const res = await client.post("/api/v1/namespaces/create-fields/configmaps", {
+    const res = await h.client.post("/api/v1/namespaces/create-fields/configmaps", {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: {},
@@ -210,7 +189,7 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("an invalid name: 422 Invalid with the RFC 1123 subdomain message and cause", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("Bad_Name"),
     );
@@ -232,7 +211,7 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("an invalid Deployment name carries the group in the kind: Deployment.apps", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/apis/apps/v1/namespaces/create-fields/deployments",
       deployment("Web"),
     );
@@ -245,10 +224,10 @@ describe("create: the stored object and server-set fields", () => {
 
   it("an existing name: 409 AlreadyExists with details name and kind (the resource)", async () => {
     expect(
-      (await client.post("/api/v1/namespaces/create-fields/configmaps", configMap("cm-dup")))
+      (await h.client.post("/api/v1/namespaces/create-fields/configmaps", configMap("cm-dup")))
         .status,
     ).toBe(201);
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("cm-dup"),
     );
@@ -259,9 +238,9 @@ describe("create: the stored object and server-set fields", () => {
 
   it("an existing Deployment: 409 AlreadyExists naming deployments.apps, details with the group", async () => {
     const path = "/apis/apps/v1/namespaces/create-fields/deployments";
-    expect((await client.post(path, deployment("web-dup"))).status).toBe(201);
+    expect((await h.client.post(path, deployment("web-dup"))).status).toBe(201);
     const status = expectStatus(
-      await client.post(path, deployment("web-dup")),
+      await h.client.post(path, deployment("web-dup")),
       409,
       "AlreadyExists",
     );
@@ -270,26 +249,26 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it('a missing namespace: 404 namespaces "nope" not found', async () => {
-    const res = await client.post("/api/v1/namespaces/nope/configmaps", configMap("cm"));
+    const res = await h.client.post("/api/v1/namespaces/nope/configmaps", configMap("cm"));
     const status = expectStatus(res, 404, "NotFound");
     expect(status["message"]).toBe('namespaces "nope" not found');
     expect(status["details"]).toEqual({ name: "nope", kind: "namespaces" });
   });
 
   it("a resourceVersion on create: 500 with the storage message and no reason", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("cm-rv", { metadata: { name: "cm-rv", resourceVersion: "12" } }),
     );
     const status = expectStatus(res, 500, undefined);
     expect(status["message"]).toBe("resourceVersion should not be set on objects to be created");
-    expect((await client.get("/api/v1/namespaces/create-fields/configmaps/cm-rv")).status).toBe(
+    expect((await h.client.get("/api/v1/namespaces/create-fields/configmaps/cm-rv")).status).toBe(
       404,
     );
   });
 
   it("a body namespace that differs from the URL: 400 BadRequest", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("cm-ns", { metadata: { name: "cm-ns", namespace: "default" } }),
     );
@@ -297,11 +276,11 @@ describe("create: the stored object and server-set fields", () => {
     expect(status["message"]).toBe(
       "the namespace of the provided object does not match the namespace sent on the request",
     );
-    expect((await client.get("/api/v1/namespaces/default/configmaps/cm-ns")).status).toBe(404);
+    expect((await h.client.get("/api/v1/namespaces/default/configmaps/cm-ns")).status).toBe(404);
   });
 
   it("a body namespace equal to the URL's is accepted", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps",
       configMap("cm-ns-same", { metadata: { name: "cm-ns-same", namespace: "create-fields" } }),
     );
@@ -309,39 +288,39 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("a body whose apiVersion or kind is not the endpoint's: 400 BadRequest, nothing stored", async () => {
-    const wrongKind = await client.post("/api/v1/namespaces/create-fields/configmaps", {
+    const wrongKind = await h.client.post("/api/v1/namespaces/create-fields/configmaps", {
       apiVersion: "v1",
       kind: "Secret",
       metadata: { name: "cm-kind" },
     });
     expectStatus(wrongKind, 400, "BadRequest");
-    const wrongVersion = await client.post("/api/v1/namespaces/create-fields/configmaps", {
+    const wrongVersion = await h.client.post("/api/v1/namespaces/create-fields/configmaps", {
       apiVersion: "apps/v1",
       kind: "ConfigMap",
       metadata: { name: "cm-version" },
     });
     expectStatus(wrongVersion, 400, "BadRequest");
-    expect((await client.get("/api/v1/namespaces/create-fields/configmaps/cm-kind")).status).toBe(
+    expect((await h.client.get("/api/v1/namespaces/create-fields/configmaps/cm-kind")).status).toBe(
       404,
     );
     expect(
-      (await client.get("/api/v1/namespaces/create-fields/configmaps/cm-version")).status,
+      (await h.client.get("/api/v1/namespaces/create-fields/configmaps/cm-version")).status,
     ).toBe(404);
   });
 
   it("drops status on create for a type with a status subresource (Deployment)", async () => {
     const body = { ...deployment("web-status"), status: { replicas: 5, readyReplicas: 5 } };
-    const res = await client.post("/apis/apps/v1/namespaces/create-fields/deployments", body);
+    const res = await h.client.post("/apis/apps/v1/namespaces/create-fields/deployments", body);
     expect(res.status, res.text).toBe(201);
     expect(res.json.status?.replicas).toBeUndefined();
     expect(res.json.status?.readyReplicas).toBeUndefined();
-    const got = await client.get("/apis/apps/v1/namespaces/create-fields/deployments/web-status");
+    const got = await h.client.get("/apis/apps/v1/namespaces/create-fields/deployments/web-status");
     expect(got.json.status?.replicas).toBeUndefined();
   });
 
   it("dryRun=All answers 201 with the would-be object and persists nothing", async () => {
-    const before = server.resourceVersion;
-    const res = await client.post(
+    const before = h.server.resourceVersion;
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps?dryRun=All",
       configMap("cm-dry"),
     );
@@ -349,14 +328,14 @@ describe("create: the stored object and server-set fields", () => {
     expect(res.json.metadata.name).toBe("cm-dry");
     expect(res.json.data).toEqual({ a: "1" });
     expect(res.json.metadata.resourceVersion ?? "").toBe("");
-    expect((await client.get("/api/v1/namespaces/create-fields/configmaps/cm-dry")).status).toBe(
+    expect((await h.client.get("/api/v1/namespaces/create-fields/configmaps/cm-dry")).status).toBe(
       404,
     );
-    expect(server.resourceVersion).toBe(before);
+    expect(h.server.resourceVersion).toBe(before);
   });
 
   it("dryRun=All still runs validation (422 for an invalid name)", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps?dryRun=All",
       configMap("Not_Valid"),
     );
@@ -364,7 +343,7 @@ describe("create: the stored object and server-set fields", () => {
   });
 
   it("dryRun=x: 422 on CreateOptions with the Unsupported value message", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/create-fields/configmaps?dryRun=x",
       configMap("cm-dryx"),
     );
@@ -373,40 +352,29 @@ describe("create: the stored object and server-set fields", () => {
       'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["x"]: supported values: "All"',
     );
     expect(status["details"]).toMatchObject({ group: "meta.k8s.io", kind: "CreateOptions" });
-    expect((await client.get("/api/v1/namespaces/create-fields/configmaps/cm-dryx")).status).toBe(
+    expect((await h.client.get("/api/v1/namespaces/create-fields/configmaps/cm-dryx")).status).toBe(
       404,
     );
   });
 });
 
 describe("create in a terminating namespace", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   it("403 Forbidden with the NamespaceTerminating cause while the namespace is terminating", async () => {
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "doomed" } })).status).toBe(
-      201,
-    );
+    expect(
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "doomed" } })).status,
+    ).toBe(201);
     // A finalizer keeps this object, and so the namespace, around while it terminates.
-    const held = await client.post(
+    const held = await h.client.post(
       "/api/v1/namespaces/doomed/configmaps",
       configMap("held", { metadata: { name: "held", finalizers: ["example.com/hold"] } }),
     );
     expect(held.status, held.text).toBe(201);
-    const del = await client.delete("/api/v1/namespaces/doomed");
+    const del = await h.client.delete("/api/v1/namespaces/doomed");
     expect(del.status, del.text).toBe(200);
 
-    const res = await client.post("/api/v1/namespaces/doomed/configmaps", configMap("late"));
+    const res = await h.client.post("/api/v1/namespaces/doomed/configmaps", configMap("late"));
     const status = expectStatus(res, 403, "Forbidden");
     expect(status["message"]).toBe(
       'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
@@ -423,13 +391,13 @@ describe("create in a terminating namespace", () => {
       ],
     });
 
-    const generated = await client.post("/api/v1/namespaces/doomed/configmaps", {
+    const generated = await h.client.post("/api/v1/namespaces/doomed/configmaps", {
       metadata: { generateName: "late-" },
     });
     expect(expectStatus(generated, 403, "Forbidden")["message"]).toBe(
       'configmaps "late-" is forbidden: unable to create new content in namespace doomed because it is being terminated',
     );
-    const unnamed = await client.post("/api/v1/namespaces/doomed/configmaps", { metadata: {} });
+    const unnamed = await h.client.post("/api/v1/namespaces/doomed/configmaps", { metadata: {} });
     expect(expectStatus(unnamed, 403, "Forbidden")["message"]).toBe(
       'configmaps "Unknown" is forbidden: unable to create new content in namespace doomed because it is being terminated',
     );
@@ -437,24 +405,16 @@ describe("create in a terminating namespace", () => {
 });
 
 describe("request bodies: YAML, protobuf and malformed input", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "bodies" } })).status).toBe(
-      201,
-    );
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
+    expect(
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "bodies" } })).status,
+    ).toBe(201);
   });
 
   async function expectServerAlive(): Promise<void> {
-    const res = await client.get("/api/v1/namespaces/default");
+    const res = await h.client.get("/api/v1/namespaces/default");
     expect(res.status).toBe(200);
     expect(res.json.metadata.name).toBe("default");
   }
@@ -472,7 +432,7 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
       '  number: "42"',
       "",
     ].join("\n");
-    const res = await client.post("/api/v1/namespaces/bodies/configmaps", yaml, {
+    const res = await h.client.post("/api/v1/namespaces/bodies/configmaps", yaml, {
       contentType: "application/yaml",
     });
     expect(res.status, res.text).toBe(201);
@@ -489,7 +449,7 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
       headers: { accept: "application/vnd.kubernetes.protobuf,application/json" },
     };
 
-    const ns = await client.post(
+    const ns = await h.client.post(
       "/api/v1/namespaces?fieldManager=kubectl-create&fieldValidation=Strict",
       pb({
         apiVersion: "v1",
@@ -507,7 +467,7 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
       status: { phase: "Active" },
     });
 
-    const cm = await client.post(
+    const cm = await h.client.post(
       "/api/v1/namespaces/bodies/configmaps?fieldManager=kubectl-create&fieldValidation=Strict",
       pb({
         apiVersion: "v1",
@@ -522,7 +482,7 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
     expect(cm.json.metadata.managedFields[0].manager).toBe("kubectl-create");
 
     const secretData = { password: Buffer.from("s3cret").toString("base64") };
-    const secret = await client.post(
+    const secret = await h.client.post(
       "/api/v1/namespaces/bodies/secrets?fieldManager=kubectl-create&fieldValidation=Strict",
       pb({
         apiVersion: "v1",
@@ -537,7 +497,7 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
     expect(secret.json.data).toEqual(secretData);
     expect(secret.json.type).toBe("Opaque");
 
-    const deploy = await client.post(
+    const deploy = await h.client.post(
       "/apis/apps/v1/namespaces/bodies/deployments?fieldManager=kubectl-create&fieldValidation=Strict",
       pb(deployment("pb-deploy")),
       options,
@@ -551,12 +511,12 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
       image: "nginx:1.27",
     });
 
-    const stored = await client.get("/api/v1/namespaces/bodies/secrets/pb-secret");
+    const stored = await h.client.get("/api/v1/namespaces/bodies/secrets/pb-secret");
     expect(stored.json.data).toEqual(secretData);
   });
 
   it("malformed JSON: 400 BadRequest, nothing stored", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/bodies/configmaps",
       '{"metadata": {"name": "broken"',
       {
@@ -564,12 +524,12 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
       },
     );
     expectStatus(res, 400, "BadRequest");
-    expect((await client.get("/api/v1/namespaces/bodies/configmaps/broken")).status).toBe(404);
+    expect((await h.client.get("/api/v1/namespaces/bodies/configmaps/broken")).status).toBe(404);
     await expectServerAlive();
   });
 
   it("malformed YAML: 400 BadRequest", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/bodies/configmaps",
       "metadata:\n  name: [unclosed\n  : :\n",
       {
@@ -585,11 +545,11 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
       Buffer.from("k8s\0", "binary"),
       Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]),
     ]);
-    const res = await client.post("/api/v1/namespaces/bodies/configmaps", garbage, {
+    const res = await h.client.post("/api/v1/namespaces/bodies/configmaps", garbage, {
       contentType: "application/vnd.kubernetes.protobuf",
     });
     expectStatus(res, 400, "BadRequest");
-    const noMagic = await client.post(
+    const noMagic = await h.client.post(
       "/api/v1/namespaces/bodies/configmaps",
       Buffer.from("not protobuf at all"),
       {
@@ -602,15 +562,15 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
 
   it("a body over 3 MiB: 413 RequestEntityTooLarge", async () => {
     const big = configMap("too-big", { data: { blob: "x".repeat(3 * 1024 * 1024 + 16) } });
-    const res = await client.post("/api/v1/namespaces/bodies/configmaps", big);
+    const res = await h.client.post("/api/v1/namespaces/bodies/configmaps", big);
     const status = expectStatus(res, 413, "RequestEntityTooLarge");
     expect(status["message"]).toBe("Request entity too large: limit is 3145728");
-    expect((await client.get("/api/v1/namespaces/bodies/configmaps/too-big")).status).toBe(404);
+    expect((await h.client.get("/api/v1/namespaces/bodies/configmaps/too-big")).status).toBe(404);
     await expectServerAlive();
   });
 
   it("an unsupported Content-Type: 415 UnsupportedMediaType listing the accepted types", async () => {
-    const res = await client.post("/api/v1/namespaces/bodies/configmaps", "<configmap/>", {
+    const res = await h.client.post("/api/v1/namespaces/bodies/configmaps", "<configmap/>", {
       contentType: "application/xml",
     });
     const status = expectStatus(res, 415, "UnsupportedMediaType");
@@ -627,13 +587,13 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
   });
 
   it("PUT without a Content-Type header is decoded as JSON", async () => {
-    const created = await client.post(
+    const created = await h.client.post(
       "/api/v1/namespaces/bodies/configmaps",
       configMap("no-ctype"),
     );
     expect(created.status).toBe(201);
     const body = { ...created.json, data: { a: "2" } };
-    const res = await client.put("/api/v1/namespaces/bodies/configmaps/no-ctype", body, {
+    const res = await h.client.put("/api/v1/namespaces/bodies/configmaps/no-ctype", body, {
       contentType: null,
     });
     expect(res.status, res.text).toBe(200);
@@ -642,24 +602,16 @@ describe("request bodies: YAML, protobuf and malformed input", () => {
 });
 
 describe("fieldValidation", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
     expect(
-      (await client.post("/api/v1/namespaces", { metadata: { name: "validation" } })).status,
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "validation" } })).status,
     ).toBe(201);
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("Strict: an unknown field is a 400 strict decoding error, nothing stored", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/validation/pods?fieldValidation=Strict",
       pod("strict", { bogus: true }),
     );
@@ -668,11 +620,11 @@ describe("fieldValidation", () => {
     expect(status["message"]).toBe(
       'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].bogus"',
     );
-    expect((await client.get("/api/v1/namespaces/validation/pods/strict")).status).toBe(404);
+    expect((await h.client.get("/api/v1/namespaces/validation/pods/strict")).status).toBe(404);
   });
 
   it("Warn (the default): 201 with a Warning header, the unknown field dropped", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/validation/pods",
       pod("warned", { bogus: true }),
     );
@@ -682,14 +634,17 @@ describe("fieldValidation", () => {
     ]);
     expect(res.json.spec.containers[0].bogus).toBeUndefined();
     expect(res.json.spec.containers[0].image).toBe("nginx");
-    const got = await client.get("/api/v1/namespaces/validation/pods/warned");
+    const got = await h.client.get("/api/v1/namespaces/validation/pods/warned");
     expect(got.json.spec.containers[0].bogus).toBeUndefined();
   });
 
   it("Warn explicitly: one Warning header per unknown field", async () => {
     const body = pod("warned-twice", { bogus: 1 });
     (body["spec"] as Record<string, unknown>)["alsoBogus"] = "x";
-    const res = await client.post("/api/v1/namespaces/validation/pods?fieldValidation=Warn", body);
+    const res = await h.client.post(
+      "/api/v1/namespaces/validation/pods?fieldValidation=Warn",
+      body,
+    );
     expect(res.status, res.text).toBe(201);
     expect([...header(res, "warning")].sort()).toEqual([
       '299 - "unknown field \\"spec.alsoBogus\\""',
@@ -698,7 +653,7 @@ describe("fieldValidation", () => {
   });
 
   it("Ignore: the unknown field is dropped silently", async () => {
-    const res = await client.post(
+    const res = await h.client.post(
       "/api/v1/namespaces/validation/pods?fieldValidation=Ignore",
       pod("ignored", { bogus: true }),
     );
@@ -708,7 +663,7 @@ describe("fieldValidation", () => {
   });
 
   it("no Warning header when every field is known", async () => {
-    const res = await client.post("/api/v1/namespaces/validation/pods", pod("clean", {}));
+    const res = await h.client.post("/api/v1/namespaces/validation/pods", pod("clean", {}));
     expect(res.status, res.text).toBe(201);
     expect(header(res, "warning")).toEqual([]);
   });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import { ApiClient, type RawResponse, type RawWatchEvent } from "../support/api-client.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type RawResponse, type RawWatchEvent } from "../support/api-client.js";
+import { eventually, expectStatus, useServer } from "../support/server-test-helpers.js";
+import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * Delete, finalizers, propagation policies (the garbage collector), namespace deletion,
@@ -8,21 +9,6 @@ import { ApiClient, type RawResponse, type RawWatchEvent } from "../support/api-
  * real HTTP, checked against kube-apiserver as described in apiserver-semantics.md §1.1,
  * §3.6, §4.5-4.6, §5, §10 and §14.
  */
-
-type Json = Record<string, unknown>;
-
-/** Asserts that `res` is a failure Status with this code and reason, and returns it. */
-function expectStatus(res: RawResponse, code: number, reason: string): Json {
-  expect(res.status, res.text).toBe(code);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    code,
-    reason,
-  });
-  return res.json as Json;
-}
 
 /**
  * A 404 for a path the server does not serve. kube-apiserver answers either the plain-text
@@ -42,21 +28,6 @@ function expectUnservedPath(res: RawResponse): void {
       reason: "NotFound",
       code: 404,
     });
-  }
-}
-
-/** Polls `probe` until it returns a value other than undefined, failing after `timeoutMs`. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -90,26 +61,18 @@ function replicaSet(name: string): Json {
 }
 
 describe("delete", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
   const cms = "/api/v1/namespaces/del/configmaps";
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "del" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "del" } })).status).toBe(
       201,
     );
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("a ConfigMap: 200 with a Success Status whose details.kind is the resource", async () => {
-    const created = await client.post(cms, configMap("gone"));
-    const res = await client.delete(`${cms}/gone`);
+    const created = await h.client.post(cms, configMap("gone"));
+    const res = await h.client.delete(`${cms}/gone`);
     expect(res.status, res.text).toBe(200);
     expect(res.json).toEqual({
       kind: "Status",
@@ -118,11 +81,11 @@ describe("delete", () => {
       status: "Success",
       details: { name: "gone", kind: "configmaps", uid: created.json.metadata.uid },
     });
-    expect((await client.get(`${cms}/gone`)).status).toBe(404);
+    expect((await h.client.get(`${cms}/gone`)).status).toBe(404);
   });
 
   it("a Deployment: the Success Status carries the group", async () => {
-    const created = await client.post("/apis/apps/v1/namespaces/del/deployments", {
+    const created = await h.client.post("/apis/apps/v1/namespaces/del/deployments", {
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name: "web" },
@@ -134,7 +97,7 @@ describe("delete", () => {
         },
       },
     });
-    const res = await client.delete("/apis/apps/v1/namespaces/del/deployments/web");
+    const res = await h.client.delete("/apis/apps/v1/namespaces/del/deployments/web");
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({
       kind: "Status",
@@ -144,34 +107,34 @@ describe("delete", () => {
   });
 
   it("a Pod: 200 with the deleted Pod itself", async () => {
-    const created = await client.post("/api/v1/namespaces/del/pods", pod("p1"));
-    const res = await client.delete("/api/v1/namespaces/del/pods/p1");
+    const created = await h.client.post("/api/v1/namespaces/del/pods", pod("p1"));
+    const res = await h.client.delete("/api/v1/namespaces/del/pods/p1");
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({
       kind: "Pod",
       apiVersion: "v1",
       metadata: { name: "p1", uid: created.json.metadata.uid },
     });
-    expect((await client.get("/api/v1/namespaces/del/pods/p1")).status).toBe(404);
+    expect((await h.client.get("/api/v1/namespaces/del/pods/p1")).status).toBe(404);
   });
 
   it("a missing object: 404", async () => {
-    const status = expectStatus(await client.delete(`${cms}/never`), 404, "NotFound");
+    const status = expectStatus(await h.client.delete(`${cms}/never`), 404, "NotFound");
     expect(status["message"]).toBe('configmaps "never" not found');
   });
 
   it("dryRun=All answers as a delete would and removes nothing", async () => {
-    await client.post(cms, configMap("dry"));
-    const res = await client.delete(`${cms}/dry?dryRun=All`);
+    await h.client.post(cms, configMap("dry"));
+    const res = await h.client.delete(`${cms}/dry?dryRun=All`);
     expect(res.status, res.text).toBe(200);
-    expect((await client.get(`${cms}/dry`)).status).toBe(200);
+    expect((await h.client.get(`${cms}/dry`)).status).toBe(200);
   });
 
   it("a uid precondition mismatch: 409 Conflict, the object stays", async () => {
-    const created = await client.post(cms, configMap("pre-uid"));
+    const created = await h.client.post(cms, configMap("pre-uid"));
     const uid = created.json.metadata.uid as string;
     const bogus = "00000000-0000-0000-0000-000000000000";
-    const res = await client.delete(`${cms}/pre-uid`, {
+    const res = await h.client.delete(`${cms}/pre-uid`, {
       kind: "DeleteOptions",
       apiVersion: "v1",
       preconditions: { uid: bogus },
@@ -180,51 +143,53 @@ describe("delete", () => {
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on ConfigMap "pre-uid": the UID in the precondition (${bogus}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
     );
-    expect((await client.get(`${cms}/pre-uid`)).status).toBe(200);
-    const ok = await client.delete(`${cms}/pre-uid`, { preconditions: { uid } });
+    expect((await h.client.get(`${cms}/pre-uid`)).status).toBe(200);
+    const ok = await h.client.delete(`${cms}/pre-uid`, { preconditions: { uid } });
     expect(ok.status, ok.text).toBe(200);
-    expect((await client.get(`${cms}/pre-uid`)).status).toBe(404);
+    expect((await h.client.get(`${cms}/pre-uid`)).status).toBe(404);
   });
 
   it("a resourceVersion precondition mismatch: 409 Conflict, the object stays", async () => {
-    const created = await client.post(cms, configMap("pre-rv"));
+    const created = await h.client.post(cms, configMap("pre-rv"));
     const oldRv = created.json.metadata.resourceVersion as string;
-    const updated = await client.patch(
+    const updated = await h.client.patch(
       `${cms}/pre-rv`,
       { data: { a: "2" } },
       "application/merge-patch+json",
     );
     const newRv = updated.json.metadata.resourceVersion as string;
-    const res = await client.delete(`${cms}/pre-rv`, { preconditions: { resourceVersion: oldRv } });
+    const res = await h.client.delete(`${cms}/pre-rv`, {
+      preconditions: { resourceVersion: oldRv },
+    });
     const status = expectStatus(res, 409, "Conflict");
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on ConfigMap "pre-rv": the ResourceVersion in the precondition (${oldRv}) does not match the ResourceVersion in record (${newRv}). The object might have been modified`,
     );
-    expect((await client.get(`${cms}/pre-rv`)).status).toBe(200);
+    expect((await h.client.get(`${cms}/pre-rv`)).status).toBe(200);
   });
 
   it("propagationPolicy=Bogus: 422 on DeleteOptions", async () => {
-    await client.post(cms, configMap("bogus-policy"));
-    const res = await client.delete(`${cms}/bogus-policy?propagationPolicy=Bogus`);
+    await h.client.post(cms, configMap("bogus-policy"));
+    const res = await h.client.delete(`${cms}/bogus-policy?propagationPolicy=Bogus`);
     const status = expectStatus(res, 422, "Invalid");
     expect(status["message"]).toBe(
       'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"',
     );
-    expect((await client.get(`${cms}/bogus-policy`)).status).toBe(200);
+    expect((await h.client.get(`${cms}/bogus-policy`)).status).toBe(200);
   });
 
   it("finalizers: delete marks the object (MODIFIED), removing them deletes it (one DELETED, no MODIFIED)", async () => {
-    const created = await client.post(
+    const created = await h.client.post(
       cms,
       configMap("final", { finalizers: ["example.com/hold"] }),
     );
     expect(created.status, created.text).toBe(201);
     const rv = created.json.metadata.resourceVersion as string;
-    const watch = await client.watch(
+    const watch = await h.client.watch(
       `${cms}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name%3Dfinal`,
     );
     try {
-      const del = await client.delete(`${cms}/final`);
+      const del = await h.client.delete(`${cms}/final`);
       expect(del.status, del.text).toBe(200);
       expect(del.json.kind).toBe("ConfigMap");
       expect(del.json.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -234,16 +199,16 @@ describe("delete", () => {
       expect(marked?.type).toBe("MODIFIED");
       expect(marked?.object.metadata.deletionTimestamp).toBe(del.json.metadata.deletionTimestamp);
 
-      const got = await client.get(`${cms}/final`);
+      const got = await h.client.get(`${cms}/final`);
       expect(got.status).toBe(200);
       expect(got.json.metadata.deletionTimestamp).toBe(del.json.metadata.deletionTimestamp);
 
       // Deleting again while finalizers remain answers the object, unchanged.
-      const again = await client.delete(`${cms}/final`);
+      const again = await h.client.delete(`${cms}/final`);
       expect(again.status).toBe(200);
       expect(again.json.metadata.resourceVersion).toBe(got.json.metadata.resourceVersion);
 
-      const cleared = await client.patch(
+      const cleared = await h.client.patch(
         `${cms}/final`,
         { metadata: { finalizers: null } },
         "application/merge-patch+json",
@@ -255,14 +220,14 @@ describe("delete", () => {
       expect(Number(deleted?.object.metadata.resourceVersion)).toBeGreaterThan(
         Number(got.json.metadata.resourceVersion),
       );
-      expect((await client.get(`${cms}/final`)).status).toBe(404);
+      expect((await h.client.get(`${cms}/final`)).status).toBe(404);
     } finally {
       watch.close();
     }
   });
 
   it("a finalizer-blocked delete bumps generation when the object tracks it", async () => {
-    const created = await client.post("/apis/apps/v1/namespaces/del/deployments", {
+    const created = await h.client.post("/apis/apps/v1/namespaces/del/deployments", {
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name: "held-deploy", finalizers: ["example.com/hold"] },
@@ -275,27 +240,27 @@ describe("delete", () => {
       },
     });
     expect(created.json.metadata.generation).toBe(1);
-    const del = await client.delete("/apis/apps/v1/namespaces/del/deployments/held-deploy");
+    const del = await h.client.delete("/apis/apps/v1/namespaces/del/deployments/held-deploy");
     expect(del.status, del.text).toBe(200);
     expect(del.json.kind).toBe("Deployment");
     expect(del.json.metadata.generation).toBe(2);
     expect(del.json.metadata.deletionTimestamp).toBeTruthy();
-    const cleared = await client.patch(
+    const cleared = await h.client.patch(
       "/apis/apps/v1/namespaces/del/deployments/held-deploy",
       { metadata: { finalizers: null } },
       "application/merge-patch+json",
     );
     expect(cleared.status, cleared.text).toBe(200);
-    expect((await client.get("/apis/apps/v1/namespaces/del/deployments/held-deploy")).status).toBe(
-      404,
-    );
+    expect(
+      (await h.client.get("/apis/apps/v1/namespaces/del/deployments/held-deploy")).status,
+    ).toBe(404);
   });
 
   it("a new finalizer on an object being deleted: 422 Forbidden field error", async () => {
-    await client.post(cms, configMap("no-new", { finalizers: ["example.com/hold"] }));
-    const del = await client.delete(`${cms}/no-new`);
+    await h.client.post(cms, configMap("no-new", { finalizers: ["example.com/hold"] }));
+    const del = await h.client.delete(`${cms}/no-new`);
     expect(del.status).toBe(200);
-    const res = await client.put(`${cms}/no-new`, {
+    const res = await h.client.put(`${cms}/no-new`, {
       ...del.json,
       metadata: { ...del.json.metadata, finalizers: ["example.com/hold", "example.com/other"] },
     });
@@ -303,38 +268,29 @@ describe("delete", () => {
     expect(status["message"]).toBe(
       'ConfigMap "no-new" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/other"}',
     );
-    expect((await client.get(`${cms}/no-new`)).json.metadata.finalizers).toEqual([
+    expect((await h.client.get(`${cms}/no-new`)).json.metadata.finalizers).toEqual([
       "example.com/hold",
     ]);
-    await client.patch(
+    await h.client.patch(
       `${cms}/no-new`,
       { metadata: { finalizers: null } },
       "application/merge-patch+json",
     );
-    await waitFor("no-new to disappear", async () =>
-      (await client.get(`${cms}/no-new`)).status === 404 ? true : undefined,
+    await eventually("no-new to disappear", async () =>
+      (await h.client.get(`${cms}/no-new`)).status === 404 ? true : undefined,
     );
   });
 });
 
 describe("propagation policies: a ReplicaSet owning Pods", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   /** A namespace with a ReplicaSet `rs` and two Pods it owns; returns the RS and the latest resourceVersion. */
   async function ownedPods(ns: string): Promise<{ rs: Json & { metadata: Json }; rv: string }> {
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: ns } })).status).toBe(201);
-    const rs = await client.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet("rs"));
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: ns } })).status).toBe(
+      201,
+    );
+    const rs = await h.client.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet("rs"));
     expect(rs.status, rs.text).toBe(201);
     const owner = {
       apiVersion: "apps/v1",
@@ -346,7 +302,7 @@ describe("propagation policies: a ReplicaSet owning Pods", () => {
     };
     let rv = "";
     for (const name of ["rs-a", "rs-b"]) {
-      const p = await client.post(
+      const p = await h.client.post(
         `/api/v1/namespaces/${ns}/pods`,
         pod(name, { ownerReferences: [owner] }),
       );
@@ -357,13 +313,13 @@ describe("propagation policies: a ReplicaSet owning Pods", () => {
   }
 
   async function podNames(ns: string): Promise<string[]> {
-    const list = await client.get(`/api/v1/namespaces/${ns}/pods`);
+    const list = await h.client.get(`/api/v1/namespaces/${ns}/pods`);
     return (list.json.items as { metadata: { name: string } }[]).map((p) => p.metadata.name).sort();
   }
 
   it("Background: the owner goes at once, the garbage collector deletes the dependents soon after", async () => {
     await ownedPods("gc-background");
-    const res = await client.delete(
+    const res = await h.client.delete(
       "/apis/apps/v1/namespaces/gc-background/replicasets/rs?propagationPolicy=Background",
     );
     expect(res.status, res.text).toBe(200);
@@ -372,31 +328,31 @@ describe("propagation policies: a ReplicaSet owning Pods", () => {
       status: "Success",
       details: { name: "rs", group: "apps", kind: "replicasets" },
     });
-    expect((await client.get("/apis/apps/v1/namespaces/gc-background/replicasets/rs")).status).toBe(
-      404,
-    );
-    await waitFor("the owned pods to be collected", async () =>
+    expect(
+      (await h.client.get("/apis/apps/v1/namespaces/gc-background/replicasets/rs")).status,
+    ).toBe(404);
+    await eventually("the owned pods to be collected", async () =>
       (await podNames("gc-background")).length === 0 ? true : undefined,
     );
   });
 
   it("Orphan: the owner gets the orphan finalizer, dependents lose the ownerReference and stay", async () => {
     const { rs } = await ownedPods("gc-orphan");
-    const res = await client.delete(
+    const res = await h.client.delete(
       "/apis/apps/v1/namespaces/gc-orphan/replicasets/rs?propagationPolicy=Orphan",
     );
     expect(res.status, res.text).toBe(200);
     expect(res.json.kind).toBe("ReplicaSet");
     expect(res.json.metadata.finalizers).toContain("orphan");
     expect(res.json.metadata.deletionTimestamp).toBeTruthy();
-    await waitFor("the orphaned owner to be removed", async () =>
-      (await client.get("/apis/apps/v1/namespaces/gc-orphan/replicasets/rs")).status === 404
+    await eventually("the orphaned owner to be removed", async () =>
+      (await h.client.get("/apis/apps/v1/namespaces/gc-orphan/replicasets/rs")).status === 404
         ? true
         : undefined,
     );
     expect(await podNames("gc-orphan")).toEqual(["rs-a", "rs-b"]);
     for (const name of ["rs-a", "rs-b"]) {
-      const p = await client.get(`/api/v1/namespaces/gc-orphan/pods/${name}`);
+      const p = await h.client.get(`/api/v1/namespaces/gc-orphan/pods/${name}`);
       const refs = (p.json.metadata.ownerReferences ?? []) as Json[];
       expect(refs.some((r) => r["uid"] === rs.metadata["uid"])).toBe(false);
     }
@@ -404,14 +360,14 @@ describe("propagation policies: a ReplicaSet owning Pods", () => {
 
   it("Foreground: dependents are deleted first, then the owner", async () => {
     const { rv } = await ownedPods("gc-foreground");
-    const podWatch = await client.watch(
+    const podWatch = await h.client.watch(
       `/api/v1/namespaces/gc-foreground/pods?watch=true&resourceVersion=${rv}`,
     );
-    const rsWatch = await client.watch(
+    const rsWatch = await h.client.watch(
       `/apis/apps/v1/namespaces/gc-foreground/replicasets?watch=true&resourceVersion=${rv}`,
     );
     try {
-      const res = await client.delete("/apis/apps/v1/namespaces/gc-foreground/replicasets/rs", {
+      const res = await h.client.delete("/apis/apps/v1/namespaces/gc-foreground/replicasets/rs", {
         kind: "DeleteOptions",
         apiVersion: "v1",
         propagationPolicy: "Foreground",
@@ -452,23 +408,12 @@ describe("propagation policies: a ReplicaSet owning Pods", () => {
 });
 
 describe("namespaces and deletecollection", () => {
-  let server: ApiServer;
-  let client: ApiClient;
-
-  beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
+  const h = useServer();
 
   it("the default, kube-system and kube-public namespaces cannot be deleted (403)", async () => {
     for (const name of ["default", "kube-system", "kube-public"]) {
       const status = expectStatus(
-        await client.delete(`/api/v1/namespaces/${name}`),
+        await h.client.delete(`/api/v1/namespaces/${name}`),
         403,
         "Forbidden",
       );
@@ -476,76 +421,76 @@ describe("namespaces and deletecollection", () => {
         `namespaces "${name}" is forbidden: this namespace may not be deleted`,
       );
       expect(status["details"]).toMatchObject({ name, kind: "namespaces" });
-      const got = await client.get(`/api/v1/namespaces/${name}`);
+      const got = await h.client.get(`/api/v1/namespaces/${name}`);
       expect(got.json.metadata.deletionTimestamp).toBeUndefined();
       expect(got.json.status.phase).toBe("Active");
     }
   });
 
   it("deleting a namespace: 200 Terminating, its objects are deleted, then it is gone", async () => {
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "doomed" } })).status).toBe(
-      201,
-    );
     expect(
-      (await client.post("/api/v1/namespaces/doomed/configmaps", configMap("inside"))).status,
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "doomed" } })).status,
     ).toBe(201);
-    expect((await client.post("/api/v1/namespaces/doomed/pods", pod("inside-pod"))).status).toBe(
+    expect(
+      (await h.client.post("/api/v1/namespaces/doomed/configmaps", configMap("inside"))).status,
+    ).toBe(201);
+    expect((await h.client.post("/api/v1/namespaces/doomed/pods", pod("inside-pod"))).status).toBe(
       201,
     );
 
-    const res = await client.delete("/api/v1/namespaces/doomed");
+    const res = await h.client.delete("/api/v1/namespaces/doomed");
     expect(res.status, res.text).toBe(200);
     expect(res.json.kind).toBe("Namespace");
     expect(res.json.metadata.name).toBe("doomed");
     expect(res.json.metadata.deletionTimestamp).toBeTruthy();
     expect(res.json.status.phase).toBe("Terminating");
 
-    await waitFor("the namespace's objects to be deleted", async () => {
-      const cm = await client.get("/api/v1/namespaces/doomed/configmaps/inside");
-      const p = await client.get("/api/v1/namespaces/doomed/pods/inside-pod");
+    await eventually("the namespace's objects to be deleted", async () => {
+      const cm = await h.client.get("/api/v1/namespaces/doomed/configmaps/inside");
+      const p = await h.client.get("/api/v1/namespaces/doomed/pods/inside-pod");
       return cm.status === 404 && p.status === 404 ? true : undefined;
     });
-    await waitFor("the namespace to disappear", async () =>
-      (await client.get("/api/v1/namespaces/doomed")).status === 404 ? true : undefined,
+    await eventually("the namespace to disappear", async () =>
+      (await h.client.get("/api/v1/namespaces/doomed")).status === 404 ? true : undefined,
     );
   });
 
   it("a namespace whose content has a finalizer stays Terminating until the finalizer goes", async () => {
     expect(
-      (await client.post("/api/v1/namespaces", { metadata: { name: "blocked" } })).status,
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "blocked" } })).status,
     ).toBe(201);
-    await client.post(
+    await h.client.post(
       "/api/v1/namespaces/blocked/configmaps",
       configMap("held", { finalizers: ["example.com/hold"] }),
     );
-    expect((await client.delete("/api/v1/namespaces/blocked")).status).toBe(200);
-    const held = await waitFor("the held object to be marked for deletion", async () => {
-      const got = await client.get("/api/v1/namespaces/blocked/configmaps/held");
+    expect((await h.client.delete("/api/v1/namespaces/blocked")).status).toBe(200);
+    const held = await eventually("the held object to be marked for deletion", async () => {
+      const got = await h.client.get("/api/v1/namespaces/blocked/configmaps/held");
       return got.json?.metadata?.deletionTimestamp ? got : undefined;
     });
     expect(held.status).toBe(200);
-    const ns = await client.get("/api/v1/namespaces/blocked");
+    const ns = await h.client.get("/api/v1/namespaces/blocked");
     expect(ns.status).toBe(200);
     expect(ns.json.status.phase).toBe("Terminating");
-    await client.patch(
+    await h.client.patch(
       "/api/v1/namespaces/blocked/configmaps/held",
       { metadata: { finalizers: null } },
       "application/merge-patch+json",
     );
-    await waitFor("the namespace to disappear", async () =>
-      (await client.get("/api/v1/namespaces/blocked")).status === 404 ? true : undefined,
+    await eventually("the namespace to disappear", async () =>
+      (await h.client.get("/api/v1/namespaces/blocked")).status === 404 ? true : undefined,
     );
   });
 
   it("deletecollection with a label selector deletes only the matching items and answers a List of them", async () => {
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "coll" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "coll" } })).status).toBe(
       201,
     );
     const cms = "/api/v1/namespaces/coll/configmaps";
-    await client.post(cms, configMap("match-1", { labels: { app: "x" } }));
-    await client.post(cms, configMap("match-2", { labels: { app: "x" } }));
-    await client.post(cms, configMap("other", { labels: { app: "y" } }));
-    const res = await client.delete(`${cms}?labelSelector=app%3Dx`);
+    await h.client.post(cms, configMap("match-1", { labels: { app: "x" } }));
+    await h.client.post(cms, configMap("match-2", { labels: { app: "x" } }));
+    await h.client.post(cms, configMap("other", { labels: { app: "y" } }));
+    const res = await h.client.delete(`${cms}?labelSelector=app%3Dx`);
     expect(res.status, res.text).toBe(200);
     expect(res.json.kind).toBe("ConfigMapList");
     expect(res.json.apiVersion).toBe("v1");
@@ -554,7 +499,7 @@ describe("namespaces and deletecollection", () => {
       .map((i) => i.metadata.name)
       .sort();
     expect(names).toEqual(["match-1", "match-2"]);
-    const left = await client.get(cms);
+    const left = await h.client.get(cms);
     expect(
       (left.json.items as { metadata: { name: string } }[]).map((i) => i.metadata.name),
     ).toEqual(["other"]);
@@ -562,28 +507,20 @@ describe("namespaces and deletecollection", () => {
 
   it("deletecollection on namespaces: 405 MethodNotAllowed, nothing deleted", async () => {
     expect(
-      (await client.post("/api/v1/namespaces", { metadata: { name: "survivor" } })).status,
+      (await h.client.post("/api/v1/namespaces", { metadata: { name: "survivor" } })).status,
     ).toBe(201);
-    expectStatus(await client.delete("/api/v1/namespaces"), 405, "MethodNotAllowed");
-    expect((await client.get("/api/v1/namespaces/survivor")).status).toBe(200);
+    expectStatus(await h.client.delete("/api/v1/namespaces"), 405, "MethodNotAllowed");
+    expect((await h.client.get("/api/v1/namespaces/survivor")).status).toBe(200);
   });
 });
 
 describe("unknown resources and unsupported verbs", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
     expect(
-      (await client.post("/api/v1/namespaces/default/configmaps", configMap("present"))).status,
+      (await h.client.post("/api/v1/namespaces/default/configmaps", configMap("present"))).status,
     ).toBe(201);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
   });
 
   it("a resource in an unserved group: plain-text 404 page not found", async () => {
@@ -591,12 +528,12 @@ describe("unknown resources and unsupported verbs", () => {
       "/apis/nope.example.com/v1/foos",
       "/apis/nope.example.com/v1/namespaces/default/foos/x",
     ]) {
-      const res = await client.get(path);
+      const res = await h.client.get(path);
       expect(res.status).toBe(404);
       expect(res.headers["content-type"]).toMatch(/^text\/plain/);
       expect(res.text).toBe("404 page not found\n");
     }
-    const post = await client.post("/apis/nope.example.com/v1/namespaces/default/foos", {
+    const post = await h.client.post("/apis/nope.example.com/v1/namespaces/default/foos", {
       metadata: { name: "x" },
     });
     expect(post.status).toBe(404);
@@ -604,16 +541,16 @@ describe("unknown resources and unsupported verbs", () => {
   });
 
   it("an unknown resource in a served group-version: 404", async () => {
-    expectUnservedPath(await client.get("/api/v1/namespaces/default/bogus"));
+    expectUnservedPath(await h.client.get("/api/v1/namespaces/default/bogus"));
     expectUnservedPath(
-      await client.post("/apis/apps/v1/namespaces/default/bogus", { metadata: { name: "x" } }),
+      await h.client.post("/apis/apps/v1/namespaces/default/bogus", { metadata: { name: "x" } }),
     );
   });
 
   it("an unknown subresource: 404", async () => {
-    expectUnservedPath(await client.get("/api/v1/namespaces/default/configmaps/present/bogus"));
+    expectUnservedPath(await h.client.get("/api/v1/namespaces/default/configmaps/present/bogus"));
     expectUnservedPath(
-      await client.put(
+      await h.client.put(
         "/api/v1/namespaces/default/configmaps/present/status",
         configMap("present"),
       ),
@@ -622,7 +559,7 @@ describe("unknown resources and unsupported verbs", () => {
 
   it("create on componentstatuses (get and list only): 405 MethodNotAllowed", async () => {
     expectStatus(
-      await client.post("/api/v1/componentstatuses", {
+      await h.client.post("/api/v1/componentstatuses", {
         apiVersion: "v1",
         kind: "ComponentStatus",
         metadata: { name: "x" },
@@ -630,11 +567,11 @@ describe("unknown resources and unsupported verbs", () => {
       405,
       "MethodNotAllowed",
     );
-    expect((await client.get("/api/v1/componentstatuses")).status).toBe(200);
+    expect((await h.client.get("/api/v1/componentstatuses")).status).toBe(200);
   });
 
   it("the server keeps serving after the rejected requests", async () => {
-    const res = await client.get("/api/v1/namespaces/default/configmaps/present");
+    const res = await h.client.get("/api/v1/namespaces/default/configmaps/present");
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({ a: "1" });
   });

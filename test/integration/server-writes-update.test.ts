@@ -1,6 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import { ApiClient, type RawResponse } from "../support/api-client.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  createCrd,
+  crdBody,
+  expectStatus,
+  useServer,
+  waitForCrdEstablished,
+} from "../support/server-test-helpers.js";
+import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * Update (PUT), patch (JSON Patch, merge, strategic merge), server-side apply and the
@@ -15,36 +21,6 @@ const STRATEGIC = "application/strategic-merge-patch+json";
 const APPLY = "application/apply-patch+yaml";
 const MODIFIED_MESSAGE =
   "the object has been modified; please apply your changes to the latest version and try again";
-
-type Json = Record<string, unknown>;
-
-/** Asserts that `res` is a failure Status with this code and reason, and returns it. */
-function expectStatus(res: RawResponse, code: number, reason: string): Json {
-  expect(res.status, res.text).toBe(code);
-  expect(res.json).toMatchObject({
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    code,
-    reason,
-  });
-  return res.json as Json;
-}
-
-/** Polls `probe` until it returns a value other than undefined, failing after `timeoutMs`. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function configMap(name: string, data: Record<string, string> = { a: "1" }): Json {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data };
@@ -80,50 +56,42 @@ function managers(obj: { metadata: { managedFields?: Json[] } }): Json[] {
 }
 
 describe("update (PUT)", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
   const cms = "/api/v1/namespaces/upd/configmaps";
   const deploys = "/apis/apps/v1/namespaces/upd/deployments";
   const leases = "/apis/coordination.k8s.io/v1/namespaces/upd/leases";
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "upd" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "upd" } })).status).toBe(
       201,
     );
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("a stale resourceVersion: 409 Conflict with kube's message and details", async () => {
-    const created = await client.post(cms, configMap("stale"));
-    const first = await client.put(`${cms}/stale`, { ...created.json, data: { a: "2" } });
+    const created = await h.client.post(cms, configMap("stale"));
+    const first = await h.client.put(`${cms}/stale`, { ...created.json, data: { a: "2" } });
     expect(first.status, first.text).toBe(200);
     expect(first.json.metadata.resourceVersion).not.toBe(created.json.metadata.resourceVersion);
-    const res = await client.put(`${cms}/stale`, { ...created.json, data: { a: "3" } });
+    const res = await h.client.put(`${cms}/stale`, { ...created.json, data: { a: "3" } });
     const status = expectStatus(res, 409, "Conflict");
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on configmaps "stale": ${MODIFIED_MESSAGE}`,
     );
     expect(status["details"]).toEqual({ name: "stale", kind: "configmaps" });
-    expect((await client.get(`${cms}/stale`)).json.data).toEqual({ a: "2" });
+    expect((await h.client.get(`${cms}/stale`)).json.data).toEqual({ a: "2" });
   });
 
   it("a Deployment conflict names deployments.apps and carries the group", async () => {
-    const created = await client.post(deploys, deployment("conflict"));
+    const created = await h.client.post(deploys, deployment("conflict"));
     expect(
       (
-        await client.put(`${deploys}/conflict`, {
+        await h.client.put(`${deploys}/conflict`, {
           ...created.json,
           spec: { ...created.json.spec, replicas: 3 },
         })
       ).status,
     ).toBe(200);
-    const res = await client.put(`${deploys}/conflict`, created.json);
+    const res = await h.client.put(`${deploys}/conflict`, created.json);
     const status = expectStatus(res, 409, "Conflict");
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on deployments.apps "conflict": ${MODIFIED_MESSAGE}`,
@@ -132,8 +100,8 @@ describe("update (PUT)", () => {
   });
 
   it("no resourceVersion on a ConfigMap: an unconditional update", async () => {
-    const created = await client.post(cms, configMap("uncond"));
-    const res = await client.put(`${cms}/uncond`, configMap("uncond", { a: "changed" }));
+    const created = await h.client.post(cms, configMap("uncond"));
+    const res = await h.client.put(`${cms}/uncond`, configMap("uncond", { a: "changed" }));
     expect(res.status, res.text).toBe(200);
     expect(res.json.data).toEqual({ a: "changed" });
     expect(res.json.metadata.uid).toBe(created.json.metadata.uid);
@@ -141,8 +109,8 @@ describe("update (PUT)", () => {
   });
 
   it("no resourceVersion on a Lease: 422 must be specified for an update", async () => {
-    expect((await client.post(leases, lease("needs-rv"))).status).toBe(201);
-    const res = await client.put(`${leases}/needs-rv`, {
+    expect((await h.client.post(leases, lease("needs-rv"))).status).toBe(201);
+    const res = await h.client.put(`${leases}/needs-rv`, {
       ...lease("needs-rv"),
       spec: { holderIdentity: "b" },
     });
@@ -165,36 +133,36 @@ describe("update (PUT)", () => {
   });
 
   it("create-on-update: a PUT to a missing Lease creates it (201)", async () => {
-    const res = await client.put(`${leases}/fresh`, lease("fresh"));
+    const res = await h.client.put(`${leases}/fresh`, lease("fresh"));
     expect(res.status, res.text).toBe(201);
     expect(res.json.metadata.uid).toBeTruthy();
     expect(res.json.metadata.resourceVersion).toMatch(/^\d+$/);
     expect(res.json.spec.holderIdentity).toBe("a");
-    expect((await client.get(`${leases}/fresh`)).status).toBe(200);
+    expect((await h.client.get(`${leases}/fresh`)).status).toBe(200);
   });
 
   it("a PUT to a missing ConfigMap: 404 (no create-on-update)", async () => {
-    const res = await client.put(`${cms}/ghost`, configMap("ghost"));
+    const res = await h.client.put(`${cms}/ghost`, configMap("ghost"));
     const status = expectStatus(res, 404, "NotFound");
     expect(status["message"]).toBe('configmaps "ghost" not found');
     expect(status["details"]).toEqual({ name: "ghost", kind: "configmaps" });
-    expect((await client.get(`${cms}/ghost`)).status).toBe(404);
+    expect((await h.client.get(`${cms}/ghost`)).status).toBe(404);
   });
 
   it("a body uid that differs from the stored one: 409 precondition failure", async () => {
-    const created = await client.post(cms, configMap("uid-check"));
+    const created = await h.client.post(cms, configMap("uid-check"));
     const uid = created.json.metadata.uid as string;
     const bogus = "00000000-0000-0000-0000-000000000000";
     const body = { ...created.json, metadata: { ...created.json.metadata, uid: bogus } };
-    const status = expectStatus(await client.put(`${cms}/uid-check`, body), 409, "Conflict");
+    const status = expectStatus(await h.client.put(`${cms}/uid-check`, body), 409, "Conflict");
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on configmaps "uid-check": Precondition failed: UID in precondition: ${bogus}, UID in object meta: ${uid}`,
     );
   });
 
   it("a body name that differs from the URL: 400 BadRequest", async () => {
-    await client.post(cms, configMap("url-name"));
-    const res = await client.put(`${cms}/url-name`, configMap("body-name"));
+    await h.client.post(cms, configMap("url-name"));
+    const res = await h.client.put(`${cms}/url-name`, configMap("body-name"));
     const status = expectStatus(res, 400, "BadRequest");
     expect(status["message"]).toBe(
       "the name of the object (body-name) does not match the name on the URL (url-name)",
@@ -202,15 +170,15 @@ describe("update (PUT)", () => {
   });
 
   it("generation goes up on a spec change only, not on a label change", async () => {
-    const created = await client.post(deploys, deployment("gen"));
+    const created = await h.client.post(deploys, deployment("gen"));
     expect(created.json.metadata.generation).toBe(1);
-    const relabeled = await client.put(`${deploys}/gen`, {
+    const relabeled = await h.client.put(`${deploys}/gen`, {
       ...created.json,
       metadata: { ...created.json.metadata, labels: { app: "web", extra: "yes" } },
     });
     expect(relabeled.status, relabeled.text).toBe(200);
     expect(relabeled.json.metadata.generation).toBe(1);
-    const rescaled = await client.put(`${deploys}/gen`, {
+    const rescaled = await h.client.put(`${deploys}/gen`, {
       ...relabeled.json,
       spec: { ...relabeled.json.spec, replicas: 5 },
     });
@@ -219,10 +187,10 @@ describe("update (PUT)", () => {
   });
 
   it("creationTimestamp and uid are restored from the stored object", async () => {
-    const created = await client.post(cms, configMap("immutable"));
+    const created = await h.client.post(cms, configMap("immutable"));
     const meta = { ...created.json.metadata, creationTimestamp: "2001-01-01T00:00:00Z" };
     delete meta.uid;
-    const res = await client.put(`${cms}/immutable`, {
+    const res = await h.client.put(`${cms}/immutable`, {
       ...created.json,
       metadata: meta,
       data: { a: "2" },
@@ -233,17 +201,17 @@ describe("update (PUT)", () => {
   });
 
   it("a no-op update keeps the resourceVersion and emits no watch event", async () => {
-    const created = await client.post(cms, configMap("noop"));
+    const created = await h.client.post(cms, configMap("noop"));
     const rv = created.json.metadata.resourceVersion as string;
-    const watch = await client.watch(
+    const watch = await h.client.watch(
       `${cms}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name%3Dnoop`,
     );
     try {
-      const same = await client.put(`${cms}/noop`, created.json);
+      const same = await h.client.put(`${cms}/noop`, created.json);
       expect(same.status, same.text).toBe(200);
       expect(same.json.metadata.resourceVersion).toBe(rv);
       expect(same.json.metadata.managedFields).toEqual(created.json.metadata.managedFields);
-      const changed = await client.put(`${cms}/noop`, { ...created.json, data: { a: "2" } });
+      const changed = await h.client.put(`${cms}/noop`, { ...created.json, data: { a: "2" } });
       expect(changed.status).toBe(200);
       const event = await watch.next();
       expect(event?.type).toBe("MODIFIED");
@@ -255,44 +223,44 @@ describe("update (PUT)", () => {
   });
 
   it("status changes sent to the main resource are ignored when the type has a status subresource", async () => {
-    const created = await client.post(deploys, deployment("main-status"));
-    const res = await client.put(`${deploys}/main-status`, {
+    const created = await h.client.post(deploys, deployment("main-status"));
+    const res = await h.client.put(`${deploys}/main-status`, {
       ...created.json,
       status: { replicas: 7 },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.json.status?.replicas).toBeUndefined();
     expect(res.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
-    expect((await client.get(`${deploys}/main-status`)).json.status?.replicas).toBeUndefined();
+    expect((await h.client.get(`${deploys}/main-status`)).json.status?.replicas).toBeUndefined();
   });
 
   it("a PUT to /status changes only status and keeps generation", async () => {
-    const created = await client.post(deploys, deployment("sub-status"));
+    const created = await h.client.post(deploys, deployment("sub-status"));
     const body = {
       ...created.json,
       metadata: { ...created.json.metadata, labels: { app: "web", sneaky: "label" } },
       spec: { ...created.json.spec, replicas: 9 },
       status: { replicas: 2, readyReplicas: 1 },
     };
-    const res = await client.put(`${deploys}/sub-status/status?fieldManager=status-writer`, body);
+    const res = await h.client.put(`${deploys}/sub-status/status?fieldManager=status-writer`, body);
     expect(res.status, res.text).toBe(200);
     expect(res.json.status).toMatchObject({ replicas: 2, readyReplicas: 1 });
     expect(res.json.spec.replicas).toBe(2);
     expect(res.json.metadata.generation).toBe(1);
     const entry = managers(res.json).find((m) => m["manager"] === "status-writer");
     expect(entry).toMatchObject({ operation: "Update", subresource: "status" });
-    const got = await client.get(`${deploys}/sub-status`);
+    const got = await h.client.get(`${deploys}/sub-status`);
     expect(got.json.spec.replicas).toBe(2);
     expect(got.json.status.replicas).toBe(2);
   });
 
   it("a /status PUT with a stale resourceVersion: 409", async () => {
-    const created = await client.post(deploys, deployment("sub-status-stale"));
-    await client.put(`${deploys}/sub-status-stale/status`, {
+    const created = await h.client.post(deploys, deployment("sub-status-stale"));
+    await h.client.put(`${deploys}/sub-status-stale/status`, {
       ...created.json,
       status: { replicas: 1 },
     });
-    const res = await client.put(`${deploys}/sub-status-stale/status`, {
+    const res = await h.client.put(`${deploys}/sub-status-stale/status`, {
       ...created.json,
       status: { replicas: 3 },
     });
@@ -301,27 +269,19 @@ describe("update (PUT)", () => {
 });
 
 describe("patch", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
   const cms = "/api/v1/namespaces/pat/configmaps";
   const deploys = "/apis/apps/v1/namespaces/pat/deployments";
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "pat" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "pat" } })).status).toBe(
       201,
     );
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("merge patch: maps merge recursively, null deletes a key", async () => {
-    await client.post(cms, configMap("merge", { a: "1", b: "2" }));
-    const res = await client.patch(
+    await h.client.post(cms, configMap("merge", { a: "1", b: "2" }));
+    const res = await h.client.patch(
       `${cms}/merge?fieldManager=kubectl-label`,
       { metadata: { labels: { tier: "fe" } }, data: { a: null, c: "3" } },
       MERGE,
@@ -333,8 +293,8 @@ describe("patch", () => {
   });
 
   it("JSON patch: test, replace and add apply in order", async () => {
-    await client.post(cms, configMap("jsonpatch"));
-    const res = await client.patch(
+    await h.client.post(cms, configMap("jsonpatch"));
+    const res = await h.client.patch(
       `${cms}/jsonpatch`,
       [
         { op: "test", path: "/data/a", value: "1" },
@@ -350,8 +310,8 @@ describe("patch", () => {
   });
 
   it("JSON patch: a failing test op is 422 Invalid and changes nothing", async () => {
-    const created = await client.post(cms, configMap("jsonpatch-test"));
-    const res = await client.patch(
+    const created = await h.client.post(cms, configMap("jsonpatch-test"));
+    const res = await h.client.patch(
       `${cms}/jsonpatch-test`,
       [
         { op: "test", path: "/data/a", value: "not-1" },
@@ -363,31 +323,31 @@ describe("patch", () => {
     expect(status["message"]).toBe(
       "the server rejected our request due to an error in our request",
     );
-    const got = await client.get(`${cms}/jsonpatch-test`);
+    const got = await h.client.get(`${cms}/jsonpatch-test`);
     expect(got.json.data).toEqual({ a: "1" });
     expect(got.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
   });
 
   it("JSON patch: a malformed document is 400 BadRequest", async () => {
-    await client.post(cms, configMap("jsonpatch-bad"));
+    await h.client.post(cms, configMap("jsonpatch-bad"));
     expectStatus(
-      await client.patch(`${cms}/jsonpatch-bad`, '[{"op": "add", "path": ', JSON_PATCH),
+      await h.client.patch(`${cms}/jsonpatch-bad`, '[{"op": "add", "path": ', JSON_PATCH),
       400,
       "BadRequest",
     );
     expectStatus(
-      await client.patch(`${cms}/jsonpatch-bad`, { op: "add" }, JSON_PATCH),
+      await h.client.patch(`${cms}/jsonpatch-bad`, { op: "add" }, JSON_PATCH),
       400,
       "BadRequest",
     );
-    expect((await client.get(`${cms}/jsonpatch-bad`)).json.data).toEqual({ a: "1" });
+    expect((await h.client.get(`${cms}/jsonpatch-bad`)).json.data).toEqual({ a: "1" });
   });
 
   it("JSON patch: more than 10 000 operations is 413 RequestEntityTooLarge", async () => {
-    await client.post(cms, configMap("jsonpatch-many"));
+    await h.client.post(cms, configMap("jsonpatch-many"));
     const ops = Array.from({ length: 10_001 }, () => ({ op: "test", path: "/data/a", value: "1" }));
     const status = expectStatus(
-      await client.patch(`${cms}/jsonpatch-many`, ops, JSON_PATCH),
+      await h.client.patch(`${cms}/jsonpatch-many`, ops, JSON_PATCH),
       413,
       "RequestEntityTooLarge",
     );
@@ -399,7 +359,7 @@ describe("patch", () => {
       path: "/data/a",
       value: "1",
     }));
-    expect((await client.patch(`${cms}/jsonpatch-many`, exactly, JSON_PATCH)).status).toBe(200);
+    expect((await h.client.patch(`${cms}/jsonpatch-many`, exactly, JSON_PATCH)).status).toBe(200);
   });
 
   it("strategic merge patch: containers merge by name, $setElementOrder orders them, $patch: delete removes an env var", async () => {
@@ -418,9 +378,9 @@ describe("patch", () => {
         { name: "b", image: "b:1" },
       ],
     };
-    expect((await client.post(deploys, body)).status).toBe(201);
+    expect((await h.client.post(deploys, body)).status).toBe(201);
 
-    const merged = await client.patch(
+    const merged = await h.client.patch(
       `${deploys}/smp`,
       { spec: { template: { spec: { containers: [{ name: "b", image: "b:2" }] } } } },
       STRATEGIC,
@@ -433,7 +393,7 @@ describe("patch", () => {
     ]);
     expect(merged.json.metadata.generation).toBe(2);
 
-    const ordered = await client.patch(
+    const ordered = await h.client.patch(
       `${deploys}/smp`,
       {
         spec: {
@@ -454,7 +414,7 @@ describe("patch", () => {
       ["a", "a:2"],
     ]);
 
-    const deleted = await client.patch(
+    const deleted = await h.client.patch(
       `${deploys}/smp`,
       {
         spec: {
@@ -472,8 +432,12 @@ describe("patch", () => {
   });
 
   it("an unknown patch Content-Type: 415 listing the four accepted patch types", async () => {
-    await client.post(cms, configMap("patch-ctype"));
-    const res = await client.patch(`${cms}/patch-ctype`, { data: { a: "2" } }, "application/json");
+    await h.client.post(cms, configMap("patch-ctype"));
+    const res = await h.client.patch(
+      `${cms}/patch-ctype`,
+      { data: { a: "2" } },
+      "application/json",
+    );
     const status = expectStatus(res, 415, "UnsupportedMediaType");
     expect(status["message"]).toBe(
       "the body of the request was in an unknown format - accepted media types include: " +
@@ -482,8 +446,8 @@ describe("patch", () => {
   });
 
   it("a charset parameter on the patch Content-Type is ignored", async () => {
-    await client.post(cms, configMap("patch-charset"));
-    const res = await client.patch(
+    await h.client.post(cms, configMap("patch-charset"));
+    const res = await h.client.patch(
       `${cms}/patch-charset`,
       { data: { a: "2" } },
       `${MERGE}; charset=utf-8`,
@@ -494,17 +458,17 @@ describe("patch", () => {
 
   it("a patch on a missing object: 404", async () => {
     const status = expectStatus(
-      await client.patch(`${cms}/nobody`, { data: { a: "1" } }, MERGE),
+      await h.client.patch(`${cms}/nobody`, { data: { a: "1" } }, MERGE),
       404,
       "NotFound",
     );
     expect(status["message"]).toBe('configmaps "nobody" not found');
-    expect((await client.get(`${cms}/nobody`)).status).toBe(404);
+    expect((await h.client.get(`${cms}/nobody`)).status).toBe(404);
   });
 
   it("a no-op patch leaves resourceVersion and managedFields untouched", async () => {
-    const created = await client.post(`${cms}?fieldManager=creator`, configMap("patch-noop"));
-    const res = await client.patch(
+    const created = await h.client.post(`${cms}?fieldManager=creator`, configMap("patch-noop"));
+    const res = await h.client.patch(
       `${cms}/patch-noop?fieldManager=kubectl-patch`,
       { data: { a: "1" } },
       MERGE,
@@ -512,7 +476,7 @@ describe("patch", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
     expect(res.json.metadata.managedFields).toEqual(created.json.metadata.managedFields);
-    const smp = await client.patch(
+    const smp = await h.client.patch(
       `${cms}/patch-noop?fieldManager=kubectl-patch`,
       { data: { a: "1" } },
       STRATEGIC,
@@ -521,11 +485,11 @@ describe("patch", () => {
   });
 
   it("a patch carrying a stale metadata.resourceVersion: 409; the current one: 200", async () => {
-    const created = await client.post(cms, configMap("patch-rv"));
+    const created = await h.client.post(cms, configMap("patch-rv"));
     const oldRv = created.json.metadata.resourceVersion as string;
-    const updated = await client.patch(`${cms}/patch-rv`, { data: { a: "2" } }, MERGE);
+    const updated = await h.client.patch(`${cms}/patch-rv`, { data: { a: "2" } }, MERGE);
     expect(updated.status).toBe(200);
-    const stale = await client.patch(
+    const stale = await h.client.patch(
       `${cms}/patch-rv`,
       { metadata: { resourceVersion: oldRv }, data: { a: "3" } },
       MERGE,
@@ -534,7 +498,7 @@ describe("patch", () => {
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on configmaps "patch-rv": ${MODIFIED_MESSAGE}`,
     );
-    const current = await client.patch(
+    const current = await h.client.patch(
       `${cms}/patch-rv`,
       { metadata: { resourceVersion: updated.json.metadata.resourceVersion }, data: { a: "4" } },
       MERGE,
@@ -544,8 +508,8 @@ describe("patch", () => {
   });
 
   it("PATCH to /status changes only status", async () => {
-    const created = await client.post(deploys, deployment("patch-status"));
-    const res = await client.patch(
+    const created = await h.client.post(deploys, deployment("patch-status"));
+    const res = await h.client.patch(
       `${deploys}/patch-status/status`,
       { spec: { replicas: 7 }, status: { replicas: 4 } },
       MERGE,
@@ -558,8 +522,7 @@ describe("patch", () => {
 });
 
 describe("server-side apply", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
   const cms = "/api/v1/namespaces/ssa/configmaps";
   const deploys = "/apis/apps/v1/namespaces/ssa/deployments";
 
@@ -576,39 +539,32 @@ describe("server-side apply", () => {
   }
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "ssa" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "ssa" } })).status).toBe(
       201,
     );
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("without fieldManager: 422 on PatchOptions", async () => {
-    const res = await client.patch(`${cms}/no-manager`, applied("no-manager", "v"), APPLY);
+    const res = await h.client.patch(`${cms}/no-manager`, applied("no-manager", "v"), APPLY);
     const status = expectStatus(res, 422, "Invalid");
     expect(status["message"]).toBe(
       'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
     );
-    expect((await client.get(`${cms}/no-manager`)).status).toBe(404);
+    expect((await h.client.get(`${cms}/no-manager`)).status).toBe(404);
   });
 
   it("force on a non-apply patch: 422", async () => {
-    await client.post(cms, configMap("force-merge"));
-    const res = await client.patch(`${cms}/force-merge?force=true`, { data: { a: "2" } }, MERGE);
+    await h.client.post(cms, configMap("force-merge"));
+    const res = await h.client.patch(`${cms}/force-merge?force=true`, { data: { a: "2" } }, MERGE);
     const status = expectStatus(res, 422, "Invalid");
     expect(status["message"]).toBe(
       'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
     );
-    expect((await client.get(`${cms}/force-merge`)).json.data).toEqual({ a: "1" });
+    expect((await h.client.get(`${cms}/force-merge`)).json.data).toEqual({ a: "1" });
   });
 
   it("apply creates the object (201), then updates it (200), recording an Apply entry", async () => {
-    const created = await client.patch(
+    const created = await h.client.patch(
       `${cms}/applied?fieldManager=mgr-a`,
       applied("applied", "one"),
       APPLY,
@@ -625,7 +581,7 @@ describe("server-side apply", () => {
         fieldsV1: { "f:data": { "f:key": {} } },
       }),
     ]);
-    const updated = await client.patch(
+    const updated = await h.client.patch(
       `${cms}/applied?fieldManager=mgr-a`,
       applied("applied", "two"),
       APPLY,
@@ -646,10 +602,10 @@ describe("server-side apply", () => {
       "  extra: x",
       "",
     ].join("\n");
-    const first = await client.patch(`${cms}/shrink?fieldManager=mgr-a`, both, APPLY);
+    const first = await h.client.patch(`${cms}/shrink?fieldManager=mgr-a`, both, APPLY);
     expect(first.status, first.text).toBe(201);
     expect(first.json.data).toEqual({ key: "v", extra: "x" });
-    const res = await client.patch(
+    const res = await h.client.patch(
       `${cms}/shrink?fieldManager=mgr-a`,
       applied("shrink", "v"),
       APPLY,
@@ -659,13 +615,13 @@ describe("server-side apply", () => {
   });
 
   it("applying the same configuration again changes nothing (same resourceVersion)", async () => {
-    const first = await client.patch(
+    const first = await h.client.patch(
       `${cms}/idempotent?fieldManager=mgr-a`,
       applied("idempotent", "v"),
       APPLY,
     );
     expect(first.status, first.text).toBe(201);
-    const again = await client.patch(
+    const again = await h.client.patch(
       `${cms}/idempotent?fieldManager=mgr-a`,
       applied("idempotent", "v"),
       APPLY,
@@ -676,13 +632,13 @@ describe("server-side apply", () => {
   });
 
   it("a second manager changing an owned field: 409 Conflict with a FieldManagerConflict cause", async () => {
-    const first = await client.patch(
+    const first = await h.client.patch(
       `${cms}/contested?fieldManager=mgr-a`,
       applied("contested", "mine"),
       APPLY,
     );
     expect(first.status).toBe(201);
-    const res = await client.patch(
+    const res = await h.client.patch(
       `${cms}/contested?fieldManager=mgr-b`,
       applied("contested", "theirs"),
       APPLY,
@@ -696,13 +652,13 @@ describe("server-side apply", () => {
         { reason: "FieldManagerConflict", message: 'conflict with "mgr-a"', field: ".data.key" },
       ],
     });
-    const got = await client.get(`${cms}/contested`);
+    const got = await h.client.get(`${cms}/contested`);
     expect(got.json.data).toEqual({ key: "mine" });
     expect(got.json.metadata.resourceVersion).toBe(first.json.metadata.resourceVersion);
   });
 
   it("a conflict with an Update manager names its apiVersion (kube's documented message)", async () => {
-    const created = await client.post(`${deploys}?fieldManager=kubectl`, deployment("web"));
+    const created = await h.client.post(`${deploys}?fieldManager=kubectl`, deployment("web"));
     expect(created.status).toBe(201);
     const body = JSON.stringify({
       apiVersion: "apps/v1",
@@ -710,7 +666,7 @@ describe("server-side apply", () => {
       metadata: { name: "web" },
       spec: { replicas: 5 },
     });
-    const res = await client.patch(`${deploys}/web?fieldManager=other`, body, APPLY);
+    const res = await h.client.patch(`${deploys}/web?fieldManager=other`, body, APPLY);
     const status = expectStatus(res, 409, "Conflict");
     expect(status["message"]).toBe(
       'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas',
@@ -728,10 +684,10 @@ describe("server-side apply", () => {
 
   it("force=true takes ownership of the conflicting field", async () => {
     expect(
-      (await client.patch(`${cms}/forced?fieldManager=mgr-a`, applied("forced", "mine"), APPLY))
+      (await h.client.patch(`${cms}/forced?fieldManager=mgr-a`, applied("forced", "mine"), APPLY))
         .status,
     ).toBe(201);
-    const res = await client.patch(
+    const res = await h.client.patch(
       `${cms}/forced?fieldManager=mgr-b&force=true`,
       applied("forced", "theirs"),
       APPLY,
@@ -745,7 +701,7 @@ describe("server-side apply", () => {
     const aData = (a?.["fieldsV1"] as Json | undefined)?.["f:data"] as Json | undefined;
     expect(aData?.["f:key"]).toBeUndefined();
     // mgr-b now owns the field: mgr-a applying its old value conflicts.
-    const back = await client.patch(
+    const back = await h.client.patch(
       `${cms}/forced?fieldManager=mgr-a`,
       applied("forced", "mine"),
       APPLY,
@@ -756,7 +712,7 @@ describe("server-side apply", () => {
   });
 
   it("apply with a name that differs from the URL: 400", async () => {
-    const res = await client.patch(
+    const res = await h.client.patch(
       `${cms}/url-name?fieldManager=mgr-a`,
       applied("other-name", "v"),
       APPLY,
@@ -766,26 +722,18 @@ describe("server-side apply", () => {
 });
 
 describe("the /scale subresource", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
   const deploys = "/apis/apps/v1/namespaces/scl/deployments";
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "scl" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "scl" } })).status).toBe(
       201,
     );
   });
 
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
-  });
-
   it("GET answers an autoscaling/v1 Scale with the selector as a string", async () => {
-    const created = await client.post(deploys, deployment("get-scale", 3));
-    const res = await client.get(`${deploys}/get-scale/scale`);
+    const created = await h.client.post(deploys, deployment("get-scale", 3));
+    const res = await h.client.get(`${deploys}/get-scale/scale`);
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({
       kind: "Scale",
@@ -803,9 +751,12 @@ describe("the /scale subresource", () => {
   });
 
   it("PUT writes spec.replicas to the Deployment", async () => {
-    await client.post(deploys, deployment("put-scale", 2));
-    const scale = (await client.get(`${deploys}/put-scale/scale`)).json;
-    const res = await client.put(`${deploys}/put-scale/scale`, { ...scale, spec: { replicas: 4 } });
+    await h.client.post(deploys, deployment("put-scale", 2));
+    const scale = (await h.client.get(`${deploys}/put-scale/scale`)).json;
+    const res = await h.client.put(`${deploys}/put-scale/scale`, {
+      ...scale,
+      spec: { replicas: 4 },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({
       kind: "Scale",
@@ -813,20 +764,20 @@ describe("the /scale subresource", () => {
       spec: { replicas: 4 },
     });
     expect(res.json.metadata.resourceVersion).not.toBe(scale.metadata.resourceVersion);
-    const got = await client.get(`${deploys}/put-scale`);
+    const got = await h.client.get(`${deploys}/put-scale`);
     expect(got.json.spec.replicas).toBe(4);
     expect(got.json.metadata.generation).toBe(2);
     expect(got.json.metadata.resourceVersion).toBe(res.json.metadata.resourceVersion);
   });
 
   it("PUT with a stale resourceVersion: 409 on deployments.apps", async () => {
-    await client.post(deploys, deployment("stale-scale", 2));
-    const scale = (await client.get(`${deploys}/stale-scale/scale`)).json;
+    await h.client.post(deploys, deployment("stale-scale", 2));
+    const scale = (await h.client.get(`${deploys}/stale-scale/scale`)).json;
     expect(
-      (await client.put(`${deploys}/stale-scale/scale`, { ...scale, spec: { replicas: 3 } }))
+      (await h.client.put(`${deploys}/stale-scale/scale`, { ...scale, spec: { replicas: 3 } }))
         .status,
     ).toBe(200);
-    const res = await client.put(`${deploys}/stale-scale/scale`, {
+    const res = await h.client.put(`${deploys}/stale-scale/scale`, {
       ...scale,
       spec: { replicas: 5 },
     });
@@ -834,25 +785,25 @@ describe("the /scale subresource", () => {
     expect(status["message"]).toBe(
       `Operation cannot be fulfilled on deployments.apps "stale-scale": ${MODIFIED_MESSAGE}`,
     );
-    expect((await client.get(`${deploys}/stale-scale`)).json.spec.replicas).toBe(3);
+    expect((await h.client.get(`${deploys}/stale-scale`)).json.spec.replicas).toBe(3);
   });
 
   it("PUT with no Content-Type works (kubectl scale --current-replicas)", async () => {
-    await client.post(deploys, deployment("kubectl-scale", 5));
-    const scale = (await client.get(`${deploys}/kubectl-scale/scale`)).json;
-    const res = await client.put(
+    await h.client.post(deploys, deployment("kubectl-scale", 5));
+    const scale = (await h.client.get(`${deploys}/kubectl-scale/scale`)).json;
+    const res = await h.client.put(
       `${deploys}/kubectl-scale/scale`,
       { ...scale, spec: { replicas: 4 } },
       { contentType: null },
     );
     expect(res.status, res.text).toBe(200);
     expect(res.json.spec.replicas).toBe(4);
-    expect((await client.get(`${deploys}/kubectl-scale`)).json.spec.replicas).toBe(4);
+    expect((await h.client.get(`${deploys}/kubectl-scale`)).json.spec.replicas).toBe(4);
   });
 
   it("PATCH with a merge patch and no fieldManager (kubectl scale)", async () => {
-    await client.post(deploys, deployment("patch-scale", 1));
-    const res = await client.patch(
+    await h.client.post(deploys, deployment("patch-scale", 1));
+    const res = await h.client.patch(
       `${deploys}/patch-scale/scale`,
       { spec: { replicas: 6 } },
       MERGE,
@@ -867,13 +818,13 @@ describe("the /scale subresource", () => {
       spec: { replicas: 6 },
       status: { selector: "app=web" },
     });
-    expect((await client.get(`${deploys}/patch-scale`)).json.spec.replicas).toBe(6);
+    expect((await h.client.get(`${deploys}/patch-scale`)).json.spec.replicas).toBe(6);
   });
 
   it("a scale on a missing Deployment: 404", async () => {
-    expectStatus(await client.get(`${deploys}/nobody/scale`), 404, "NotFound");
+    expectStatus(await h.client.get(`${deploys}/nobody/scale`), 404, "NotFound");
     expectStatus(
-      await client.patch(`${deploys}/nobody/scale`, { spec: { replicas: 1 } }, MERGE),
+      await h.client.patch(`${deploys}/nobody/scale`, { spec: { replicas: 1 } }, MERGE),
       404,
       "NotFound",
     );
@@ -881,8 +832,7 @@ describe("the /scale subresource", () => {
 });
 
 describe("custom resources: update and patch rules", () => {
-  let server: ApiServer;
-  let client: ApiClient;
+  const h = useServer();
   const widgets = "/apis/example.com/v1/namespaces/crs/widgets";
 
   function widget(name: string): Json {
@@ -890,65 +840,31 @@ describe("custom resources: update and patch rules", () => {
   }
 
   beforeAll(async () => {
-    server = await ApiServer.start();
-    client = ApiClient.for(server);
-    expect((await client.post("/api/v1/namespaces", { metadata: { name: "crs" } })).status).toBe(
+    expect((await h.client.post("/api/v1/namespaces", { metadata: { name: "crs" } })).status).toBe(
       201,
     );
-    const crd = await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name: "widgets.example.com" },
-      spec: {
+    await createCrd(
+      h.client,
+      crdBody({
         group: "example.com",
-        scope: "Namespaced",
-        names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
-        versions: [
-          {
-            name: "v1",
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: "object",
-                properties: {
-                  spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-                  status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-                },
-              },
-            },
-            subresources: { status: {} },
-          },
-        ],
-      },
-    });
-    expect(crd.status, crd.text).toBe(201);
-    await waitFor("the CRD to be Established", async () => {
-      const got = await client.get(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com",
-      );
-      const conditions = (got.json?.status?.conditions ?? []) as Json[];
-      return conditions.some((c) => c["type"] === "Established" && c["status"] === "True")
-        ? true
-        : undefined;
-    });
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await server.stop();
+        plural: "widgets",
+        kind: "Widget",
+        subresources: { status: {} },
+      }),
+    );
+    await waitForCrdEstablished(h.client, "widgets.example.com");
   });
 
   it("create drops status (status subresource) and sets generation 1", async () => {
-    const res = await client.post(widgets, { ...widget("w-status"), status: { ready: true } });
+    const res = await h.client.post(widgets, { ...widget("w-status"), status: { ready: true } });
     expect(res.status, res.text).toBe(201);
     expect(res.json.status).toBeUndefined();
     expect(res.json.metadata.generation).toBe(1);
   });
 
   it("PUT without a resourceVersion: 422 must be specified for an update", async () => {
-    expect((await client.post(widgets, widget("w-rv"))).status).toBe(201);
-    const res = await client.put(`${widgets}/w-rv`, { ...widget("w-rv"), spec: { size: 2 } });
+    expect((await h.client.post(widgets, widget("w-rv"))).status).toBe(201);
+    const res = await h.client.put(`${widgets}/w-rv`, { ...widget("w-rv"), spec: { size: 2 } });
     const status = expectStatus(res, 422, "Invalid");
     expect(status["message"]).toBe(
       'widgets.example.com "w-rv" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
@@ -962,7 +878,7 @@ describe("custom resources: update and patch rules", () => {
 
   it("PUT to a missing custom resource: 404 (no create-on-update)", async () => {
     const status = expectStatus(
-      await client.put(`${widgets}/ghost`, widget("ghost")),
+      await h.client.put(`${widgets}/ghost`, widget("ghost")),
       404,
       "NotFound",
     );
@@ -970,28 +886,31 @@ describe("custom resources: update and patch rules", () => {
   });
 
   it("a spec change bumps generation; a metadata-only change does not", async () => {
-    const created = await client.post(widgets, widget("w-gen"));
-    const relabeled = await client.patch(
+    const created = await h.client.post(widgets, widget("w-gen"));
+    const relabeled = await h.client.patch(
       `${widgets}/w-gen`,
       { metadata: { labels: { a: "b" } } },
       MERGE,
     );
     expect(relabeled.json.metadata.generation).toBe(1);
-    const resized = await client.put(`${widgets}/w-gen`, { ...relabeled.json, spec: { size: 3 } });
+    const resized = await h.client.put(`${widgets}/w-gen`, {
+      ...relabeled.json,
+      spec: { size: 3 },
+    });
     expect(resized.status, resized.text).toBe(200);
     expect(resized.json.metadata.generation).toBe(2);
     expect(created.json.metadata.generation).toBe(1);
   });
 
   it("strategic merge patch: 415 listing the three patch types custom resources accept", async () => {
-    expect((await client.post(widgets, widget("w-smp"))).status).toBe(201);
-    const res = await client.patch(`${widgets}/w-smp`, { spec: { size: 4 } }, STRATEGIC);
+    expect((await h.client.post(widgets, widget("w-smp"))).status).toBe(201);
+    const res = await h.client.patch(`${widgets}/w-smp`, { spec: { size: 4 } }, STRATEGIC);
     const status = expectStatus(res, 415, "UnsupportedMediaType");
     expect(status["message"]).toBe(
       "the body of the request was in an unknown format - accepted media types include: " +
         "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
     );
-    const merged = await client.patch(`${widgets}/w-smp`, { spec: { size: 4 } }, MERGE);
+    const merged = await h.client.patch(`${widgets}/w-smp`, { spec: { size: 4 } }, MERGE);
     expect(merged.status, merged.text).toBe(200);
     expect(merged.json.spec.size).toBe(4);
   });
