@@ -129,16 +129,23 @@ export function exportedTypes(group: string, version: string): ReadonlySet<strin
   return new Set([...text.matchAll(/^export interface (\w+)\b/gm)].map((m) => m[1] ?? ""));
 }
 
-interface GroupVersionPlan {
+export interface GroupVersionPlan {
   readonly group: string;
   readonly version: string;
   readonly accessor: string;
   readonly resources: ResourceInfo[];
 }
 
-function groupVersions(): GroupVersionPlan[] {
+/**
+ * The group versions of the resource table holding at least one resource that `include`
+ * accepts, each with its accessor name and those resources, sorted by accessor.
+ */
+export function groupVersionPlans(
+  include: (info: ResourceInfo) => boolean = () => true,
+): GroupVersionPlan[] {
   const plans: GroupVersionPlan[] = [];
   for (const info of builtinResources) {
+    if (!include(info)) continue;
     let plan = plans.find((p) => p.group === info.group && p.version === info.version);
     if (plan === undefined) {
       plan = {
@@ -185,7 +192,7 @@ function apiVersionOf(group: string, version: string): string {
 
 /** The TypeScript source of the typed clientset, before formatting. */
 function source(): string {
-  const plans = groupVersions();
+  const plans = groupVersionPlans();
   const usedTypeModules = new Set<string>();
   const usedSpecialClients = new Set<string>();
   let usesResourceClient = false;

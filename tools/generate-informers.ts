@@ -14,9 +14,9 @@
  */
 import { formatGenerated, writeGeneratedIfMain } from "./generated-file.js";
 import type { ResourceInfo } from "../src/core/resource-table.js";
-import { builtinResources } from "../src/core/resource-table.js";
 import {
   exportedTypes,
+  groupVersionPlans,
   groupAccessorName,
   resourceAccessorName,
   typesFolder,
@@ -42,41 +42,9 @@ export function listerClassName(group: string, version: string, kind: string): s
   return `${pascal(groupAccessorName(group, version))}${kind}Lister`;
 }
 
-interface GroupVersionPlan {
-  readonly group: string;
-  readonly version: string;
-  readonly accessor: string;
-  readonly resources: ResourceInfo[];
-}
-
-/** The group versions with at least one informable resource, sorted by accessor. */
-function groupVersions(): GroupVersionPlan[] {
-  const plans: GroupVersionPlan[] = [];
-  for (const info of builtinResources) {
-    if (!isInformable(info)) continue;
-    let plan = plans.find((p) => p.group === info.group && p.version === info.version);
-    if (plan === undefined) {
-      plan = {
-        group: info.group,
-        version: info.version,
-        accessor: groupAccessorName(info.group, info.version),
-        resources: [],
-      };
-      plans.push(plan);
-    }
-    plan.resources.push(info);
-  }
-  const accessors = new Set<string>();
-  for (const plan of plans) {
-    if (accessors.has(plan.accessor)) throw new Error(`duplicate group accessor ${plan.accessor}`);
-    accessors.add(plan.accessor);
-  }
-  return plans.sort((a, b) => (a.accessor < b.accessor ? -1 : a.accessor > b.accessor ? 1 : 0));
-}
-
 /** The TypeScript source of the typed informers, before formatting. */
 function source(): string {
-  const plans = groupVersions();
+  const plans = groupVersionPlans(isInformable);
   const usedTypeModules = new Set<string>();
   let usesKubeObject = false;
   let usesNamespaced = false;

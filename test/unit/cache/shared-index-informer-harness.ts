@@ -11,6 +11,9 @@ import type { Status } from "../../../src/core/status.js";
 import type { ListOptions, WatchEvent } from "../../../src/rest/index.js";
 import type { Obj } from "./fixtures.js";
 import { flush, show } from "./fixtures.js";
+import type { SharedIndexInformerOptions } from "../../../src/cache/shared-index-informer.js";
+import { SharedIndexInformer } from "../../../src/cache/shared-index-informer.js";
+import { FakeClock } from "../../../src/core/clock.js";
 
 /** An open watch of the {@link FakeListerWatcher}. */
 export class FakeWatch implements WatchStream<Obj> {
@@ -303,4 +306,46 @@ export async function settle(turns = 20): Promise<void> {
 /** Whether `x` is a tombstone. */
 export function isTombstone(x: unknown): x is DeletedFinalStateUnknown<Obj> {
   return x instanceof DeletedFinalStateUnknown;
+}
+
+/** Stops every informer {@link setupInformer} started; call it from `afterEach`. */
+export async function stopInformers(): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+/**
+ * An informer over a {@link FakeListerWatcher} holding `initial`, on a FakeClock, with a
+ * capturing logger and a watch error handler recording into `errors`. `run()` starts it;
+ * `stop()` (or {@link stopInformers}) aborts it and waits until it has stopped.
+ */
+export function setupInformer(
+  initial: readonly Obj[] = [],
+  options: Partial<SharedIndexInformerOptions<Obj>> = {},
+) {
+  const lw = new FakeListerWatcher(initial);
+  const clock = new FakeClock();
+  const logger = new CapturingLogger();
+  const informer = new SharedIndexInformer<Obj>({
+    listerWatcher: lw,
+    clock,
+    logger,
+    name: "objs",
+    ...options,
+  });
+  const errors: unknown[] = [];
+  informer.setWatchErrorHandler((err) => errors.push(err));
+  const controller = new AbortController();
+  let done: Promise<void> | undefined;
+  const run = (): Promise<void> => {
+    done = informer.run(controller.signal);
+    return done;
+  };
+  const stop = async (): Promise<void> => {
+    controller.abort();
+    await done;
+  };
+  cleanups.push(stop);
+  return { lw, clock, logger, informer, controller, errors, run, stop };
 }

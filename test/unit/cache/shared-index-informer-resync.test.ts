@@ -1,53 +1,20 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { SharedIndexInformerOptions } from "../../../src/cache/shared-index-informer.js";
-import { SharedIndexInformer } from "../../../src/cache/shared-index-informer.js";
 import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import { FakeClock } from "../../../src/core/clock.js";
 import type { Obj } from "./fixtures.js";
 import { obj } from "./fixtures.js";
 import {
-  CapturingLogger,
-  FakeListerWatcher,
   RecordingHandler,
   settle,
   waitUntil,
+  setupInformer,
+  stopInformers,
 } from "./shared-index-informer-harness.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+afterEach(stopInformers);
 
 type QueueKind = "in-order" | "delta-fifo";
 
-function setup(
-  initial: readonly Obj[] = [],
-  options: Partial<SharedIndexInformerOptions<Obj>> = {},
-) {
-  const lw = new FakeListerWatcher(initial);
-  const clock = new FakeClock();
-  const logger = new CapturingLogger();
-  const informer = new SharedIndexInformer<Obj>({
-    listerWatcher: lw,
-    clock,
-    logger,
-    name: "objs",
-    ...options,
-  });
-  const errors: unknown[] = [];
-  informer.setWatchErrorHandler((err) => errors.push(err));
-  const controller = new AbortController();
-  let done: Promise<void> | undefined;
-  const run = (): void => {
-    done = informer.run(controller.signal);
-  };
-  cleanups.push(async () => {
-    controller.abort();
-    await done;
-  });
-  return { lw, clock, logger, informer, errors, run };
-}
+const setup = setupInformer;
 
 /** The resync notifications a handler got: updates whose old and new object are the same. */
 function resyncs(h: RecordingHandler): number {

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Lister } from "../../../src/cache/lister.js";
 import { deepFreeze } from "../../../src/cache/mutation-detector.js";
 import type { ResourceEventHandler } from "../../../src/cache/resource-event-handler.js";
-import type { SharedIndexInformerOptions } from "../../../src/cache/shared-index-informer.js";
 import {
   InformerLifecycleError,
   SharedIndexInformer,
@@ -18,43 +17,15 @@ import {
   RecordingHandler,
   settle,
   waitUntil,
+  setupInformer,
+  stopInformers,
 } from "./shared-index-informer-harness.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+afterEach(stopInformers);
 
 type QueueKind = "in-order" | "delta-fifo";
 
-function setup(
-  initial: readonly Obj[] = [],
-  options: Partial<SharedIndexInformerOptions<Obj>> = {},
-) {
-  const lw = new FakeListerWatcher(initial);
-  const clock = new FakeClock();
-  const logger = new CapturingLogger();
-  const informer = new SharedIndexInformer<Obj>({
-    listerWatcher: lw,
-    clock,
-    logger,
-    name: "objs",
-    ...options,
-  });
-  const controller = new AbortController();
-  let done: Promise<void> | undefined;
-  const run = (): Promise<void> => {
-    done = informer.run(controller.signal);
-    return done;
-  };
-  const stop = async (): Promise<void> => {
-    controller.abort();
-    await done;
-  };
-  cleanups.push(stop);
-  return { lw, clock, logger, informer, controller, run, stop };
-}
+const setup = setupInformer;
 
 function labelled(key: string, labels: Record<string, string>): Obj {
   const o = obj(key);
