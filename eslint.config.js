@@ -19,7 +19,18 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    files: ["**/*.js", "**/*.mjs"],
+    languageOptions: {
+      globals: { process: "readonly", console: "readonly", AbortController: "readonly" },
+    },
+  },
+  {
+    // The CommonJS entry points (cjs/*.cjs) hand require() callers the ES modules.
+    files: ["cjs/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { module: "writable", require: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );

@@ -1,22 +1,77 @@
-export * from "./reflector-store.js";
-export * from "./tombstone.js";
-export * from "./store.js";
-export * from "./namespace-index.js";
-export * from "./indexer-error.js";
-export * from "./indexer.js";
-export * from "./delta.js";
-export * from "./informer-queue.js";
-export * from "./delta-fifo.js";
-export * from "./real-fifo.js";
-export * from "./process-deltas.js";
-export * from "./lister-watcher.js";
-export * from "./list-pager.js";
-export * from "./reflector-errors.js";
-export * from "./reflector.js";
-export * from "./resource-event-handler.js";
-export * from "./informer-errors.js";
-export * from "./strip-managed-fields.js";
-export * from "./mutation-detector.js";
-export * from "./shared-index-informer.js";
-export * from "./lister.js";
-export * from "./wait-for-cache-sync.js";
+/**
+ * The cache layer's public part: `ListerWatcher`, `Reflector`, the FIFOs between reflector and
+ * cache (the in-order `RealFIFO` and the classic `DeltaFIFO`), `Store`/`Indexer`,
+ * `SharedIndexInformer` with its event handlers, listers, tombstones and `waitForCacheSync`.
+ *
+ * Internals (delta processing, the list pager the reflector uses, the mutation detector's
+ * freezing, media-type constants, poll periods) are imported from their modules.
+ *
+ * @packageDocumentation
+ */
+export {
+  ListDecodeError,
+  listerWatcherFor,
+  metadataListerWatcherFor,
+  type ListPage,
+  type ListerWatcher,
+  type ListerWatcherTarget,
+  type WatchStream,
+} from "./lister-watcher.js";
+export {
+  Reflector,
+  DEFAULT_MIN_WATCH_TIMEOUT_MS,
+  DEFAULT_WATCH_LIST_END_TIMEOUT_MS,
+  FAILURES_BEFORE_WARNING,
+  INITIAL_EVENTS_END_ANNOTATION,
+  type ReflectorError,
+  type ReflectorOptions,
+  type WatchErrorHandler,
+} from "./reflector.js";
+export {
+  UnsupportedListKindError,
+  VeryShortWatchError,
+  WatchListIncompleteError,
+} from "./reflector-errors.js";
+export type { ReflectorStore } from "./reflector-store.js";
+export type {
+  BookmarkDelta,
+  BookmarkInfo,
+  DeletedDelta,
+  Delta,
+  DeltaType,
+  Deltas,
+  ObjectDelta,
+  ReplacedAllDelta,
+  ReplacedAllInfo,
+  SyncAllDelta,
+  SyncAllInfo,
+} from "./delta.js";
+export {
+  QUEUE_CLOSED,
+  type InformerQueue,
+  type PopProcessFunc,
+  type TransformFunc,
+} from "./informer-queue.js";
+export { DeltaFIFO, type DeltaFIFOOptions, type KnownObjects } from "./delta-fifo.js";
+export { RealFIFO, type RealFIFOOptions } from "./real-fifo.js";
+export type { IndexFunc, Indexer, Indexers, KeyFunc, Store } from "./store.js";
+export {
+  CacheIndexer,
+  createIndexer,
+  createStore,
+  type IndexerOptions,
+  type StoreOptions,
+} from "./indexer.js";
+export { IndexerError, type IndexerErrorReason } from "./indexer-error.js";
+export { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
+export { DeletedFinalStateUnknown, deletionHandlingKey, type ObjectWithMeta } from "./tombstone.js";
+export {
+  SharedIndexInformer,
+  type InformerReflectorOptions,
+  type SharedIndexInformerOptions,
+} from "./shared-index-informer.js";
+export type { EventHandlerRegistration, ResourceEventHandler } from "./resource-event-handler.js";
+export { InformerLifecycleError, type InformerLifecycleErrorReason } from "./informer-errors.js";
+export { stripManagedFields } from "./strip-managed-fields.js";
+export { Lister, NamespaceLister, type ListerSelector } from "./lister.js";
+export { waitForCacheSync, type CacheSyncSource } from "./wait-for-cache-sync.js";

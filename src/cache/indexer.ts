@@ -2,6 +2,7 @@
  * The informer cache: a keyed map with secondary indices (client-go's `cache` over a
  * `threadSafeMap`), and the factories that build it.
  */
+import { isJsonObject } from "../core/json.js";
 import { IndexerError } from "./indexer-error.js";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
 import type { IndexFunc, Indexer, Indexers, KeyFunc, Store } from "./store.js";
@@ -43,6 +44,15 @@ interface IndexSlot<T> {
 
 const NO_VALUES: IndexValues = [];
 
+/** An object's non-empty `metadata.resourceVersion`, else `undefined` (tombstones, objects without one). */
+function resourceVersionOf(obj: unknown): string | undefined {
+  if (!isJsonObject(obj)) return undefined;
+  const metadata = obj["metadata"];
+  if (!isJsonObject(metadata)) return undefined;
+  const rv = metadata["resourceVersion"];
+  return typeof rv === "string" && rv !== "" ? rv : undefined;
+}
+
 /**
  * The {@link Indexer} of kubekit informers. Single-threaded JavaScript makes every method
  * atomic with respect to every other; in addition, a write that fails (a key function or an
@@ -52,6 +62,10 @@ const NO_VALUES: IndexValues = [];
  * new object only (the values of the stored object are remembered, so a mutated cached object
  * cannot corrupt an index) and touch only the index entries whose values changed, with a fast
  * path when they did not; `list()` allocates one array; `byIndex` is proportional to its result.
+ *
+ * {@link CacheIndexer.lastSyncResourceVersion} follows every write that carries an object
+ * with a resourceVersion (client-go's `threadSafeMap`): add, update, delete of an object (not
+ * of a tombstone), replace and bookmark.
  *
  * Objects are stored as given and handed out shared: never mutate them.
  */
@@ -91,11 +105,14 @@ export class CacheIndexer<T> implements Indexer<T> {
     if (old === undefined) {
       for (let i = 0; i < slots.length; i++) fileKey(slots[i]?.map, key, values[i]);
       this.#items.set(key, { obj, values });
-      return;
+    } else {
+      for (let i = 0; i < slots.length; i++) {
+        refileKey(slots[i]?.map, key, old.values[i], values[i]);
+      }
+      old.obj = obj;
+      old.values = values;
     }
-    for (let i = 0; i < slots.length; i++) refileKey(slots[i]?.map, key, old.values[i], values[i]);
-    old.obj = obj;
-    old.values = values;
+    this.#observe(obj);
   }
 
   update(obj: T): void {
@@ -105,10 +122,12 @@ export class CacheIndexer<T> implements Indexer<T> {
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     const key = this.keyOf(obj);
     const old = this.#items.get(key);
-    if (old === undefined) return;
-    const slots = this.#slots;
-    for (let i = 0; i < slots.length; i++) unfileKey(slots[i]?.map, key, old.values[i]);
-    this.#items.delete(key);
+    if (old !== undefined) {
+      const slots = this.#slots;
+      for (let i = 0; i < slots.length; i++) unfileKey(slots[i]?.map, key, old.values[i]);
+      this.#items.delete(key);
+    }
+    if (!(obj instanceof DeletedFinalStateUnknown)) this.#observe(obj);
   }
 
   list(): T[] {
@@ -212,6 +231,12 @@ export class CacheIndexer<T> implements Indexer<T> {
       this.#slots.push(slot);
       this.#slotByName.set(slot.name, slot);
     }
+  }
+
+  /** Records the resourceVersion of an object just written (client-go's `threadSafeMap.Update`). */
+  #observe(obj: T): void {
+    const rv = resourceVersionOf(obj);
+    if (rv !== undefined) this.#lastSyncResourceVersion = rv;
   }
 
   #slot(indexName: string): IndexSlot<T> {

@@ -9,6 +9,10 @@ import type { ListOptions, RESTClient, WatchEvent, WatchOptions } from "../rest/
 
 /** One page of a list: the items and the list metadata. */
 export interface ListPage<T> {
+  /** The list's `apiVersion` (e.g. `v1`), when the answer had one. */
+  readonly apiVersion?: string;
+  /** The list's `kind` (e.g. `ConfigMapList`, or `Table` for a Table answer), when it had one. */
+  readonly kind?: string;
   readonly items: readonly T[];
   readonly metadata: {
     readonly resourceVersion?: string;
@@ -102,7 +106,11 @@ function toListPage<T>(body: unknown): ListPage<T> {
   const resourceVersion = stringField(meta, "resourceVersion");
   const continueToken = stringField(meta, "continue");
   const remaining = meta["remainingItemCount"];
+  const apiVersion = stringField(body, "apiVersion");
+  const kind = stringField(body, "kind");
   return {
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    ...(kind !== undefined ? { kind } : {}),
     items: (items ?? []) as unknown as T[],
     metadata: {
       ...(resourceVersion !== undefined ? { resourceVersion } : {}),

@@ -26,7 +26,9 @@ export interface DeltaHandler<T> {
  * - `Added`/`Updated`/`Replaced`/`Sync`: whether the key is cached decides: cached →
  *   `store.update` then `onUpdate(old, new)`; not cached → `store.add` then
  *   `onAdd(obj, isInInitialList)`. (An `Added` for a cached key is an update; a `Replaced`
- *   for an unknown key is an add.)
+ *   for an unknown key is an add.) A `Sync` of the very object cached (a DeltaFIFO resync) is
+ *   only re-delivered: the store is not written, so its resourceVersion does not step back
+ *   to that object's.
  * - `Deleted`: `store.delete` then `onDelete(obj)` — no existence check.
  * - `ReplacedAll`: computes the deletions (cached keys absent from the list, as tombstones
  *   holding the cached object) and the old state of every listed object, replaces the whole
@@ -54,7 +56,7 @@ export function processDeltas<T>(
         const obj = delta.object;
         const old = store.getByKey(store.keyOf(obj));
         if (old !== undefined) {
-          store.update(obj);
+          if (delta.type !== "Sync" || old !== obj) store.update(obj);
           handler.onUpdate(old, obj);
         } else {
           store.add(obj);

@@ -48,3 +48,26 @@ export class WatchListIncompleteError extends Error {
     this.eventsReceived = eventsReceived;
   }
 }
+
+/**
+ * A list answer that is not a list of the reflector's objects (client-go's "unsupported list
+ * gvk"): a `meta.k8s.io` `Table` (the ListerWatcher asked for Table output, as kubectl does),
+ * or, when the reflector has an `expectedKind`, a list of another kind. The reflector fails
+ * the list loudly and retries after its backoff instead of syncing an empty cache.
+ */
+export class UnsupportedListKindError extends Error {
+  /** The list answer's `apiVersion`, when it had one. */
+  readonly apiVersion: string | undefined;
+  /** The list answer's `kind`. */
+  readonly kind: string;
+
+  constructor(reflector: string, apiVersion: string | undefined, kind: string, expected: string) {
+    super(
+      `${reflector}: unsupported list gvk: the list answer is a ${apiVersion ?? "(no apiVersion)"} ${kind}, expected ${expected}` +
+        (kind === "Table" ? " (does the ListerWatcher's Accept header ask for a Table?)" : ""),
+    );
+    this.name = "UnsupportedListKindError";
+    this.apiVersion = apiVersion;
+    this.kind = kind;
+  }
+}

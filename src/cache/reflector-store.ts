@@ -3,6 +3,14 @@
  * for a plain reflector, a Store. Objects are wire JSON and are handed over without copies.
  */
 export interface ReflectorStore<T> {
+  /**
+   * The store's transform (client-go's `TransformingStore`): when present, the reflector
+   * applies it to every object as it arrives (each list page, each WatchList initial event,
+   * each watch event's object) and hands the store only its results, so memory holds
+   * transformed objects even while a list is being collected. The store must not transform
+   * again. A throw fails that list, or skips that watch event (logged).
+   */
+  readonly transform?: (obj: T) => T;
   /** An object was added (watch ADDED). */
   add(obj: T): void;
   /** An object changed (watch MODIFIED). */

@@ -18,11 +18,15 @@ import {
   StatusError,
 } from "../core/status.js";
 import type { ListOptions, WatchEvent, WatchOptions } from "../rest/index.js";
-import { TransportError, WatchIdleTimeoutError } from "../rest/index.js";
+import { RequestTimeoutError, TransportError, WatchIdleTimeoutError } from "../rest/index.js";
 import type { PagedList } from "./list-pager.js";
 import { DEFAULT_PAGER_PAGE_SIZE, listWithPager } from "./list-pager.js";
-import type { ListerWatcher, WatchStream } from "./lister-watcher.js";
-import { VeryShortWatchError, WatchListIncompleteError } from "./reflector-errors.js";
+import type { ListerWatcher, ListPage, WatchStream } from "./lister-watcher.js";
+import {
+  UnsupportedListKindError,
+  VeryShortWatchError,
+  WatchListIncompleteError,
+} from "./reflector-errors.js";
 import type { ReflectorStore } from "./reflector-store.js";
 
 /** The annotation of the BOOKMARK that ends a WatchList's initial events (`metav1.InitialEventsAnnotationKey`). */
@@ -38,9 +42,20 @@ export const DEFAULT_WATCH_LIST_END_TIMEOUT_MS = 30_000;
 const VERY_SHORT_WATCH_MS = 1_000;
 
 /**
+ * The default error logging warns from this consecutive failure of an expected kind
+ * (server unreachable, 410, 429, 5xx...) on: with the default backoff, after 12 to 24 s of
+ * failing. Earlier ones are a single info line, then debug.
+ */
+export const FAILURES_BEFORE_WARNING = 5;
+
+/** The apiVersions of `Table`, which a reflector cannot use (client-go's `unsupportedTableGVK`). */
+const TABLE_API_VERSIONS: ReadonlySet<string> = new Set(["meta.k8s.io/v1", "meta.k8s.io/v1beta1"]);
+
+/**
  * Called with every error the reflector meets before it retries (after a backoff) or falls
- * back: failed lists, watches ending with an error, a WatchList falling back to a list, a
- * failing `store.replace`/`store.resync`. Must not throw (a throw is caught and logged).
+ * back: failed lists, watches ending with an error, a WatchList retried or falling back to a
+ * list, a failing `store.replace`/`store.resync`. Replaces the default logging of those
+ * errors (see {@link Reflector}). Must not throw (a throw is caught and logged).
  */
 export type WatchErrorHandler<T> = (error: unknown, reflector: Reflector<T>) => void;
 
@@ -74,8 +89,9 @@ export interface ReflectorOptions<T> {
    */
   readonly minWatchTimeoutMs?: number;
   /**
-   * Start each (re)list with a streaming list (WatchList: `sendInitialEvents=true`), falling
-   * back to a paginated list on any error (default false; client-go enables it since 1.35).
+   * Start each (re)list with a streaming list (WatchList: `sendInitialEvents=true`), retried
+   * or falling back to a paginated list on errors as described on {@link Reflector}
+   * (default false; client-go enables it since 1.35).
    */
   readonly useWatchList?: boolean;
   /** How long to wait for a WatchList's initial-events-end bookmark before falling back (default 30 s). */
@@ -85,7 +101,7 @@ export interface ReflectorOptions<T> {
    * abandoned (passed to the ListerWatcher; default the REST layer's 30 s).
    */
   readonly idleGraceMs?: number;
-  /** Called on every error before a retry or fallback (default: log; 410 Expired at debug level). */
+  /** Called on every error before a retry or fallback (default: logged as described on {@link Reflector}). */
   readonly watchErrorHandler?: WatchErrorHandler<T>;
   /** The backoff between attempts (default: client-go's 800 ms → 30 s, jitter 1.0, reset after 2 min, on `clock`). */
   readonly backoff?: BackoffPolicy;
@@ -104,6 +120,8 @@ interface OpenWatch<T> {
   readonly stream: WatchStream<T>;
   readonly events: AsyncIterator<WatchEvent<T>>;
   readonly startedAt: number;
+  /** The `timeoutSeconds` the watch asked for. */
+  readonly timeoutSeconds: number | undefined;
   /**
    * The watch started at "" or "0": its first ADDED events are the synthetic initial state,
    * in no RV order, so their RVs are not propagated until a non-ADDED event shows that the
@@ -155,10 +173,50 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+function stringOf(obj: unknown, field: string): string | undefined {
+  const value = isJsonObject(obj) ? obj[field] : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A `meta.k8s.io` Table (a list or a watch event object of one), which no reflector can use. */
+function isTable(obj: unknown): boolean {
+  const apiVersion = stringOf(obj, "apiVersion");
+  return (
+    stringOf(obj, "kind") === "Table" &&
+    apiVersion !== undefined &&
+    TABLE_API_VERSIONS.has(apiVersion)
+  );
+}
+
+/** A delay for a log line: `0.8 s`. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
 /**
- * Errors of a watch after which the reflector backs off and re-watches from the last
- * resourceVersion without relisting: 429, a refused connection (the server is down; the RV
- * is still good), and an idle (half-open) watch.
+ * Errors that a healthy system meets in passing and that the reflector recovers from by
+ * itself: the server unreachable or restarting (transport errors, timeouts, 5xx), 410 and
+ * too-large resourceVersions, 429, half-open and very short watches, an incomplete WatchList.
+ * The default logging keeps quiet about these until they repeat.
+ */
+function isExpectedDisruption(err: unknown): boolean {
+  return (
+    err instanceof TransportError ||
+    err instanceof RequestTimeoutError ||
+    err instanceof WatchIdleTimeoutError ||
+    err instanceof VeryShortWatchError ||
+    err instanceof WatchListIncompleteError ||
+    isResourceExpired(err) ||
+    isTooLargeResourceVersion(err) ||
+    isTooManyRequests(err) ||
+    (err instanceof StatusError && err.code >= 500)
+  );
+}
+
+/**
+ * Errors of a watch (or WatchList) after which the reflector backs off and re-watches from
+ * the last resourceVersion without relisting: 429, a refused connection (the server is
+ * down; the RV is still good), and an idle (half-open) watch.
  */
 function isRetriableWatchError(err: unknown): boolean {
   return (
@@ -177,7 +235,10 @@ function isRetriableWatchError(err: unknown): boolean {
  *   event and bookmark advances the last synced RV, except the synthetic ADDED events of a
  *   watch started at ""/"0" until a non-ADDED event arrives.
  * - **list**: through a pager (500 per page, none at a specific RV), then
- *   `store.replace(items, listRV)`.
+ *   `store.replace(items, listRV)`. An answer that is not a list of objects — a `meta.k8s.io`
+ *   `Table`, or a list of another kind than `${expectedKind}List` — fails the list with an
+ *   {@link UnsupportedListKindError} (client-go's "unsupported list gvk"), retried after the
+ *   backoff.
  * - **watch**: `allowWatchBookmarks=true`, `timeoutSeconds` random in [5, 10) minutes, from
  *   the last RV. ADDED/MODIFIED/DELETED → `store.add/update/delete`; BOOKMARK →
  *   `store.bookmark`. A clean end re-watches from the last RV without relisting (unless it
@@ -185,17 +246,36 @@ function isRetriableWatchError(err: unknown): boolean {
  *   than" the last RV after a backoff (not a quorum read). 429, a refused connection, or no
  *   bytes within the idle deadline (half-open connection) → backoff and re-watch without
  *   relisting. Anything else (broken connection, 500, decode error…) → backoff and relist.
+ *   Event objects that are a `meta.k8s.io` `Table`, or (with `expectedKind`) of another
+ *   kind, are dropped and logged as errors.
  * - **WatchList** (`useWatchList`): a watch with `sendInitialEvents=true`,
- *   `resourceVersionMatch=NotOlderThan`; initial events are buffered until the bookmark
- *   annotated `k8s.io/initial-events-end: "true"`, then `store.replace(buffer, bookmarkRV)`
- *   and the same stream goes on as a normal watch. Any error — including no end bookmark
- *   within `watchListEndTimeoutMs`, which client-go lacks — falls back to a normal list.
+ *   `resourceVersionMatch=NotOlderThan`; initial events are collected (transformed as they
+ *   arrive, see `ReflectorStore.transform`) until the bookmark annotated
+ *   `k8s.io/initial-events-end: "true"`, then `store.replace(collected, bookmarkRV)` and the
+ *   same stream goes on as a normal watch. As in client-go, a 429, a refused connection, an
+ *   idle stream, or a stream that ends before the end bookmark retries the WatchList after
+ *   the backoff (not a list, which would load an overloaded server more), and 410 /
+ *   too-large-resourceVersion retries it at once at RV "". Other errors fall back to a
+ *   normal list: an error answer (e.g. a server without WatchList), a stream that ends
+ *   within a second with no event (client-go's very short watch), and no end bookmark
+ *   within `watchListEndTimeoutMs` (which client-go lacks).
  * - **resync**: while watching, every `resyncPeriodMs`, `store.resync()` when
  *   `shouldResync()` allows; a throwing resync ends the watch (relist after backoff).
  * - **errors**: reported to the watch error handler and kept in {@link lastError}; retried
  *   after the backoff (800 ms doubling to 30 s, jittered, reset after 2 quiet minutes).
  *   `store.add/update/delete/bookmark` throwing is logged and the event skipped (as
  *   client-go); `store.replace` throwing fails the list.
+ * - **logging**: quiet for healthy recoveries, loud for what needs a human. A watch closed
+ *   by the server before its timeout is one info line naming the resource and what happens
+ *   next (`watch of /v1/pods closed by the server after 42.0 s; re-watching from 4211`); one
+ *   that reached its timeout, at debug. Without a watch error handler, errors are logged as
+ *   one line stating what happens next (`…; relisting from 4211 in 0.8 s`): an expected
+ *   disruption (server unreachable or restarting, 410, 429, 5xx, half-open watch) at info
+ *   the first time in a row, then at debug, then from the {@link FAILURES_BEFORE_WARNING}th
+ *   consecutive failure on at warn with the count and the backoff; any other error (403,
+ *   404, undecodable answer…) at warn each time; a failing store or an unusable list answer
+ *   at error. After a warning, recovery is an info line. Error objects (with their stacks)
+ *   go to debug lines only.
  *
  * Objects are handed to the store as decoded, without copies.
  */
@@ -226,6 +306,12 @@ export class Reflector<T> {
   #lastError: ReflectorError | undefined;
   #hasSynced = false;
   #running = false;
+  /** What the reflector is doing, for log lines: which step an error belongs to. */
+  #phase: "list" | "WatchList" | "watch" | "resync" | "store replace" = "list";
+  /** Failures since the last success (a list, a watch event, a watch that ran its course). */
+  #failures = 0;
+  /** Whether the default logging warned during the current run of failures. */
+  #warned = false;
 
   /** @throws {RangeError} for a negative or non-finite period, timeout or page size. */
   constructor(options: ReflectorOptions<T>) {
@@ -299,9 +385,9 @@ export class Reflector<T> {
 
   /**
    * Lists, watches, and on any failure reports it and starts over after a backoff, until
-   * `signal` aborts; then closes the open request and resolves. Never rejects for a failure
-   * of the server, the ListerWatcher or the store. State (last RV, synced) carries over to
-   * a later `run`.
+   * `signal` aborts; then closes the open request, cancels its timers and resolves. Never
+   * rejects for a failure of the server, the ListerWatcher or the store. State (last RV,
+   * synced) carries over to a later `run`.
    *
    * @throws {Error} (as a rejection) when called while another `run` is in progress.
    */
@@ -310,15 +396,18 @@ export class Reflector<T> {
     this.#running = true;
     try {
       while (!signal.aborted) {
+        let delay: number;
         try {
           await this.#listAndWatch(signal);
+          if (signal.aborted) break;
+          delay = this.#backoff.next();
         } catch (err) {
           if (signal.aborted) break;
-          this.#report(err);
+          delay = this.#backoff.next();
+          this.#report(err, `${this.#relistPlan()} in ${seconds(delay)}`);
         }
-        if (signal.aborted) break;
         try {
-          await this.#clock.sleep(this.#backoff.next(), signal);
+          await this.#clock.sleep(delay, signal);
         } catch {
           break;
         }
@@ -336,8 +425,7 @@ export class Reflector<T> {
         handoff = await this.#watchList(signal);
       } catch (err) {
         if (signal.aborted) throw err;
-        this.#report(err);
-        this.#logger.debug(`${this.name}: WatchList failed; falling back to a list`);
+        this.#report(err, "falling back to a list", "info");
       }
     }
     if (handoff === undefined) await this.#list(signal);
@@ -351,25 +439,37 @@ export class Reflector<T> {
     return this.#lastSyncResourceVersion;
   }
 
+  /** What the next (re)list will be, for log lines: `relisting from 4211`. */
+  #relistPlan(): string {
+    const verb = this.#hasSynced ? "relisting" : "listing";
+    const how = this.#useWatchList ? `${verb} (WatchList)` : verb;
+    const rv = this.#relistResourceVersion();
+    if (rv === "") return `${how} at the latest resourceVersion`;
+    return rv === "0" ? how : `${how} from ${rv}`;
+  }
+
   async #list(signal: AbortSignal): Promise<void> {
+    this.#phase = "list";
     const rv = this.#relistResourceVersion();
     let pageSize = DEFAULT_PAGER_PAGE_SIZE;
     if (this.#pageSize > 0) pageSize = this.#pageSize;
     else if (!this.#paginatedResult && rv !== "" && rv !== "0") pageSize = 0;
+    const lister = {
+      list: async (options: ListOptions, listSignal?: AbortSignal): Promise<ListPage<T>> =>
+        this.#checkedPage(await this.#lw.list(options, listSignal)),
+    };
     let result: PagedList<T>;
     try {
-      result = await listWithPager(this.#lw, { resourceVersion: rv }, { pageSize, signal });
+      result = await listWithPager(lister, { resourceVersion: rv }, { pageSize, signal });
     } catch (err) {
       if (signal.aborted || !(isResourceExpired(err) || isTooLargeResourceVersion(err))) throw err;
       this.#logger.debug(
-        `${this.name}: list at resourceVersion ${JSON.stringify(rv)} failed; listing the latest state`,
-        {
-          error: messageOf(err),
-        },
+        `list of ${this.name} at resourceVersion ${JSON.stringify(rv)} failed; listing the latest state`,
+        { error: messageOf(err) },
       );
       this.#resourceVersionUnavailable = true;
       result = await listWithPager(
-        this.#lw,
+        lister,
         { resourceVersion: this.#relistResourceVersion() },
         { pageSize, signal },
       );
@@ -379,10 +479,40 @@ export class Reflector<T> {
     this.#replace(result.items, result.resourceVersion);
   }
 
+  /**
+   * A list page as the store will get it: its kind checked (client-go's "unsupported list
+   * gvk") and its items transformed as they arrive.
+   *
+   * @throws {UnsupportedListKindError} for a Table, or a list of another kind than expected.
+   */
+  #checkedPage(page: ListPage<T>): ListPage<T> {
+    const kind = page.kind;
+    if (kind !== undefined) {
+      const expected =
+        this.#expectedKind !== undefined ? `a ${this.#expectedKind}List` : "a list of objects";
+      const table = isTable(page);
+      if (table || (this.#expectedKind !== undefined && kind !== `${this.#expectedKind}List`)) {
+        throw new UnsupportedListKindError(this.name, page.apiVersion, kind, expected);
+      }
+    }
+    const transform = this.#store.transform;
+    return transform === undefined ? page : { ...page, items: page.items.map(transform) };
+  }
+
+  /** The object as the store takes it (see `ReflectorStore.transform`). */
+  #prepare(obj: T): T {
+    const transform = this.#store.transform;
+    return transform === undefined ? obj : transform(obj);
+  }
+
   #replace(items: readonly T[], resourceVersion: string): void {
+    const phase = this.#phase;
+    this.#phase = "store replace";
     this.#store.replace(items, resourceVersion);
+    this.#phase = phase;
     this.#setLastSyncResourceVersion(resourceVersion);
     this.#hasSynced = true;
+    this.#succeeded();
   }
 
   #setLastSyncResourceVersion(rv: string): void {
@@ -402,19 +532,50 @@ export class Reflector<T> {
       stream,
       events: stream[Symbol.asyncIterator](),
       startedAt,
+      timeoutSeconds: options.timeoutSeconds,
       gated: rv === "" || rv === "0",
       eventCount: 0,
     };
   }
 
   /**
-   * A streaming list: buffers the initial events until the end bookmark, replaces the
-   * store, and returns the stream (positioned after the bookmark) to go on watching.
+   * A streaming list, retried as client-go retries it (see the class description); returns
+   * the stream positioned after the end bookmark, to go on watching.
+   *
+   * @throws what makes the reflector fall back to a list.
    */
   async #watchList(signal: AbortSignal): Promise<OpenWatch<T>> {
+    for (;;) {
+      const rv = this.#resourceVersionUnavailable ? "" : this.#lastSyncResourceVersion;
+      try {
+        return await this.#watchListOnce(rv, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (isResourceExpired(err) || isTooLargeResourceVersion(err)) {
+          this.#resourceVersionUnavailable = true;
+          if (rv === "") throw err;
+          this.#report(err, "retrying the WatchList at the latest resourceVersion");
+          continue;
+        }
+        const ended = err instanceof WatchListIncompleteError && err.reason === "ended";
+        if (!ended && !isRetriableWatchError(err)) throw err;
+        const delay = this.#backoff.next();
+        const from = rv === "" ? "at the latest resourceVersion" : `from ${rv}`;
+        this.#report(err, `retrying the WatchList ${from} in ${seconds(delay)}`);
+        await this.#clock.sleep(delay, signal);
+      }
+    }
+  }
+
+  /**
+   * One WatchList attempt: collects the initial events (transformed as they arrive) until the
+   * end bookmark, replaces the store, and returns the stream.
+   */
+  async #watchListOnce(resourceVersion: string, signal: AbortSignal): Promise<OpenWatch<T>> {
+    this.#phase = "WatchList";
     const open = this.#open(
       {
-        resourceVersion: this.#resourceVersionUnavailable ? "" : this.#lastSyncResourceVersion,
+        resourceVersion,
         resourceVersionMatch: "NotOlderThan",
         sendInitialEvents: true,
         allowWatchBookmarks: true,
@@ -427,12 +588,16 @@ export class Reflector<T> {
       timedOut = true;
       open.stream.close();
     });
-    const buffer = new Map<string, T>();
+    const collected = new Map<string, T>();
     let received = 0;
     try {
       for (;;) {
         const step = await open.events.next();
         if (step.done) {
+          const lasted = this.#clock.now() - open.startedAt;
+          if (!timedOut && received === 0 && lasted < VERY_SHORT_WATCH_MS) {
+            throw new VeryShortWatchError(this.name, lasted);
+          }
           throw new WatchListIncompleteError(
             this.name,
             timedOut ? "timeout" : "ended",
@@ -444,11 +609,11 @@ export class Reflector<T> {
         if (event.type === "ERROR") throw new StatusError(event.object);
         received++;
         const obj = event.object;
-        if (!this.#hasExpectedKind(obj)) continue;
+        if (!this.#isUsable(obj)) continue;
         if (event.type === "BOOKMARK") {
           if (!isInitialEventsEnd(obj)) continue;
           const rv = resourceVersionOf(obj) ?? "";
-          this.#replace([...buffer.values()], rv);
+          this.#replace([...collected.values()], rv);
           this.#resourceVersionUnavailable = false;
           open.gated = false;
           open.eventCount = received;
@@ -463,14 +628,11 @@ export class Reflector<T> {
           });
           continue;
         }
-        if (event.type === "DELETED") buffer.delete(key);
-        else buffer.set(key, obj);
+        if (event.type === "DELETED") collected.delete(key);
+        else collected.set(key, this.#prepare(obj));
       }
     } catch (err) {
       closeWatch(open);
-      if (isResourceExpired(err) || isTooLargeResourceVersion(err)) {
-        this.#resourceVersionUnavailable = true;
-      }
       throw err;
     } finally {
       timer.cancel();
@@ -489,6 +651,7 @@ export class Reflector<T> {
       for (;;) {
         if (signal.aborted) throw signal.reason;
         throwIfResyncFailed(cycle);
+        this.#phase = "watch";
         const open =
           next ??
           this.#open(
@@ -514,17 +677,36 @@ export class Reflector<T> {
         throwIfResyncFailed(cycle);
         if (failure !== undefined) {
           if (!isRetriableWatchError(failure.error)) throw failure.error;
-          this.#report(failure.error);
-          await this.#clock.sleep(this.#backoff.next(), signal);
+          const delay = this.#backoff.next();
+          this.#report(
+            failure.error,
+            `re-watching from ${this.#lastSyncResourceVersion} in ${seconds(delay)}`,
+          );
+          await this.#clock.sleep(delay, signal);
           continue;
         }
         const lasted = this.#clock.now() - open.startedAt;
         if (open.eventCount === 0 && lasted < VERY_SHORT_WATCH_MS) {
           throw new VeryShortWatchError(this.name, lasted);
         }
+        this.#succeeded();
+        this.#logWatchEnd(open, lasted);
       }
     } finally {
       resync?.cancel();
+    }
+  }
+
+  /** A clean end: routine when the watch ran its requested timeout, news otherwise. */
+  #logWatchEnd(open: OpenWatch<T>, lasted: number): void {
+    const next = `re-watching from ${this.#lastSyncResourceVersion}`;
+    const timeoutMs = (open.timeoutSeconds ?? 0) * 1000;
+    if (timeoutMs > 0 && lasted >= timeoutMs) {
+      this.#logger.debug(`watch of ${this.name} reached its timeout; ${next}`);
+    } else {
+      this.#logger.info(
+        `watch of ${this.name} closed by the server after ${seconds(lasted)}; ${next}`,
+      );
     }
   }
 
@@ -535,12 +717,12 @@ export class Reflector<T> {
       const event = step.value;
       if (event.type === "ERROR") throw new StatusError(event.object);
       const obj = event.object;
-      if (!this.#hasExpectedKind(obj)) continue;
+      if (!this.#isUsable(obj)) continue;
       const rv = resourceVersionOf(obj);
       this.#deliver(event.type, obj, rv);
       if (event.type !== "ADDED") open.gated = false;
       if (!open.gated && rv !== undefined) this.#setLastSyncResourceVersion(rv);
-      open.eventCount++;
+      if (open.eventCount++ === 0) this.#succeeded();
     }
   }
 
@@ -552,13 +734,13 @@ export class Reflector<T> {
     try {
       switch (type) {
         case "ADDED":
-          this.#store.add(obj);
+          this.#store.add(this.#prepare(obj));
           break;
         case "MODIFIED":
-          this.#store.update(obj);
+          this.#store.update(this.#prepare(obj));
           break;
         case "DELETED":
-          this.#store.delete(obj);
+          this.#store.delete(this.#prepare(obj));
           break;
         case "BOOKMARK":
           if (rv !== undefined) this.#store.bookmark?.(rv);
@@ -572,9 +754,20 @@ export class Reflector<T> {
     }
   }
 
-  #hasExpectedKind(obj: unknown): boolean {
+  /**
+   * Whether a watch event object can go to the store: not a `meta.k8s.io` Table (client-go's
+   * "Unsupported watch event object gvk"), and of the expected kind when one is set. Dropped
+   * objects are logged as errors.
+   */
+  #isUsable(obj: unknown): boolean {
+    if (isTable(obj)) {
+      this.#logger.error(
+        `${this.name}: dropped a watch event carrying a ${String(stringOf(obj, "apiVersion"))} Table: a reflector needs the objects themselves (does the ListerWatcher's Accept header ask for a Table?)`,
+      );
+      return false;
+    }
     if (this.#expectedKind === undefined) return true;
-    const kind = isJsonObject(obj) ? obj["kind"] : undefined;
+    const kind = stringOf(obj, "kind");
     if (kind === this.#expectedKind) return true;
     this.#logger.error(
       `${this.name}: expected kind ${this.#expectedKind}, but a watch event object had kind ${String(kind)}; dropped`,
@@ -592,6 +785,7 @@ export class Reflector<T> {
         try {
           if (this.#shouldResync === undefined || this.#shouldResync()) this.#store.resync();
         } catch (err) {
+          this.#phase = "resync";
           cycle.resyncFailure = { error: err };
           cycle.stream?.close();
           return;
@@ -608,11 +802,30 @@ export class Reflector<T> {
     };
   }
 
-  #report(err: unknown): void {
+  /** Something worked: ends a run of failures (announcing the recovery if it was warned about). */
+  #succeeded(): void {
+    if (this.#failures === 0) return;
+    if (this.#warned) {
+      this.#logger.info(
+        `list and watch of ${this.name} recovered after ${this.#failures} failures`,
+      );
+    }
+    this.#failures = 0;
+    this.#warned = false;
+  }
+
+  /**
+   * Records a failure and hands it to the watch error handler, or logs it (see the class
+   * description); `next` says what the reflector does about it, `level` overrides the
+   * default level of an expected disruption's first occurrence.
+   */
+  #report(err: unknown, next: string, level: "info" | undefined = undefined): void {
     this.#lastError = { error: err, at: this.#clock.now() };
+    this.#failures++;
+    this.#logger.debug(`${this.#phase} of ${this.name} failed; ${next}`, { error: err });
     try {
       if (this.#errorHandler !== undefined) this.#errorHandler(err, this);
-      else this.#logError(err);
+      else this.#logFailure(err, next, level);
     } catch (handlerError) {
       this.#logger.error(`${this.name}: the watch error handler threw`, {
         error: messageOf(handlerError),
@@ -620,11 +833,28 @@ export class Reflector<T> {
     }
   }
 
-  #logError(err: unknown): void {
-    if (isResourceExpired(err)) {
-      this.#logger.debug(`${this.name}: watch closed: ${messageOf(err)}`);
-    } else {
-      this.#logger.warn(`${this.name}: list/watch failed: ${messageOf(err)}`, { error: err });
+  /** The default handling of a failure: one line at the level its kind and repetition call for. */
+  #logFailure(err: unknown, next: string, level: "info" | undefined): void {
+    const what = `${this.#phase} of ${this.name}`;
+    const cause = isResourceExpired(err)
+      ? `expired (410): ${messageOf(err)}`
+      : `failed: ${messageOf(err)}`;
+    const storeFailed = this.#phase === "resync" || this.#phase === "store replace";
+    if (err instanceof UnsupportedListKindError || storeFailed) {
+      this.#warned = true;
+      this.#logger.error(`${what} ${cause}; ${next}`);
+      return;
     }
+    if (level !== undefined || isExpectedDisruption(err)) {
+      if (this.#failures >= FAILURES_BEFORE_WARNING) {
+        this.#warned = true;
+        this.#logger.warn(`${what} ${cause} (${this.#failures} failures in a row); ${next}`);
+      } else if (this.#failures === 1 || level !== undefined) {
+        this.#logger.info(`${what} ${cause}; ${next}`);
+      }
+      return;
+    }
+    this.#warned = true;
+    this.#logger.warn(`${what} ${cause}; ${next}`);
   }
 }

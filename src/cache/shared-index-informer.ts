@@ -41,7 +41,7 @@ export { InformerLifecycleError } from "./informer-errors.js";
 
 /** Reflector settings an informer passes through (see `ReflectorOptions`); durations in ms. */
 export interface InformerReflectorOptions {
-  /** Start each (re)list with a streaming list (WatchList), falling back to a list (default false). */
+  /** Start each (re)list with a streaming list (WatchList), retried or falling back to a list (default false). */
   readonly useWatchList?: boolean;
   /** Page size of lists (default: client-go's rule, 500 or unpaginated at a specific RV). */
   readonly pageSize?: number;
@@ -194,6 +194,8 @@ export class SharedIndexInformer<T> {
   /**
    * The cache. Keys are `namespace/name` (or `name`); it always has the namespace index.
    * Treat it as read-only: a write bypasses the handlers and is overwritten by the informer.
+   * Its `lastSyncResourceVersion` is the resourceVersion the cache has caught up to (see
+   * {@link waitForCacheResourceVersion}).
    */
   readonly indexer: Indexer<T>;
   readonly #listerWatcher: ListerWatcher<T>;
@@ -239,11 +241,11 @@ export class SharedIndexInformer<T> {
         ...options.indexers,
       },
     });
-    const transform = (obj: T): T => this.#prepare(obj);
+    // The reflector applies the transform (see #reflectorStore), so the queue does not.
     this.#queue =
       queueKind === "in-order"
-        ? new RealFIFO<T>({ transform })
-        : new DeltaFIFO<T>({ transform, knownObjects: this.indexer });
+        ? new RealFIFO<T>()
+        : new DeltaFIFO<T>({ knownObjects: this.indexer });
     const processor = this.#processor;
     this.#deltaHandler = {
       onAdd: (obj, isInInitialList) =>
@@ -267,7 +269,8 @@ export class SharedIndexInformer<T> {
 
   /**
    * The resourceVersion the reflector has received up to (last list, watch event or
-   * bookmark); `""` before the first list. Handlers may still be catching up with it.
+   * bookmark); `""` before the first list. The queue and the cache may still be behind it:
+   * `indexer.lastSyncResourceVersion` is what the cache holds.
    */
   get lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion ?? "";
@@ -434,6 +437,48 @@ export class SharedIndexInformer<T> {
   }
 
   /**
+   * Waits until the cache's resourceVersion (`indexer.lastSyncResourceVersion`, client-go's
+   * `LastStoreSyncResourceVersion`) satisfies `check`: resolves `true` at once if it does now,
+   * else as soon as a processed change makes it so; `false` when `signal` aborts or the
+   * informer stops first. Rejects only with what `check` throws.
+   *
+   * The cache's resourceVersion moves with every change applied to the cache: a relist (to the
+   * list's resourceVersion), a watch event's object (added, updated, or deleted with its last
+   * state), a bookmark (in-order queue). When `check` first holds, the cache already contains
+   * that change and every handler has it queued. This is how a controller waits until its
+   * cache has observed its own write: `check` compares the write's resourceVersion with the
+   * cache's (resourceVersions are opaque to the API; comparing them as integers is what
+   * Kubernetes' own consistency checks do).
+   *
+   * Caveat: only the in-order queue (the default) applies changes in resourceVersion order. With
+   * `queue: "delta-fifo"`, changes are grouped per key, so the cache's resourceVersion can
+   * jump past a change to another key that is still queued, and a relist moves it to the
+   * resourceVersion of each relisted object in turn.
+   *
+   * Event-driven: `check` runs after each change the informer processes, never on a timer.
+   */
+  waitForCacheResourceVersion(
+    check: (resourceVersion: string) => boolean,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    let failure: { readonly error: unknown } | undefined;
+    const waited = this.#waiters.wait(() => {
+      try {
+        if (check(this.indexer.lastSyncResourceVersion)) return true;
+      } catch (error) {
+        failure = { error };
+        return false;
+      }
+      if (this.#stopped) return false;
+      return undefined;
+    }, signal);
+    return waited.then((result) => {
+      if (failure !== undefined) throw failure.error;
+      return result;
+    });
+  }
+
+  /**
    * Adds indices to the cache, filled from the objects already cached (allowed while running).
    *
    * @throws {IndexerError} (`IndexerConflict`, `IndexFuncFailed`) as `Indexer.addIndexers`.
@@ -449,7 +494,9 @@ export class SharedIndexInformer<T> {
   /**
    * Sets the function applied to every object before it is queued and cached (client-go's
    * `SetTransform`), e.g. {@link stripManagedFields}. It may return its argument modified
-   * or a new object, must be idempotent, and is not applied to tombstones or resyncs. A
+   * or a new object, must be idempotent, and is not applied to tombstones or resyncs. The
+   * reflector applies it to each object as it arrives (list pages, WatchList initial events,
+   * watch events), so only transformed objects are held, even during the initial sync. A
    * transform that throws makes the reflector skip that watch event or fail that list
    * (logged, relisted after a backoff).
    *
@@ -468,7 +515,7 @@ export class SharedIndexInformer<T> {
 
   /**
    * Sets the function called with every list/watch error before the reflector retries
-   * (default: logged; 410 Expired at debug level). Must not throw.
+   * (default: logged, quietly for expected disruptions, see `Reflector`). Must not throw.
    *
    * @throws {InformerLifecycleError} (`AlreadyStarted`) after {@link run}.
    */
@@ -485,13 +532,16 @@ export class SharedIndexInformer<T> {
 
   /**
    * The queue as the reflector writes to it, re-checking sync waiters after every write: a
-   * DeltaFIFO can become synced without anything to pop (an empty first list).
+   * DeltaFIFO can become synced without anything to pop (an empty first list). It exposes
+   * the transform so that the reflector applies it to each object as it arrives (a WatchList's
+   * initial events included), before anything is queued.
    */
   #reflectorStore(): ReflectorStore<T> {
     const queue = this.#queue;
     const waiters = this.#waiters;
     const bookmark = queue.bookmark?.bind(queue);
     return {
+      transform: (obj) => this.#prepare(obj),
       add: (obj) => {
         queue.add(obj);
         waiters.notify();

@@ -54,9 +54,12 @@ export interface Store<T> extends ReflectorStore<T> {
   /** Records that the cache is current as of `resourceVersion` (a processed watch bookmark). */
   bookmark(resourceVersion: string): void;
   /**
-   * The resourceVersion of the last {@link Store.replace} or {@link Store.bookmark}
-   * (client-go's `LastStoreSyncResourceVersion`); `""` before either. Individual writes do
-   * not advance it.
+   * The latest resourceVersion the store has seen (client-go's `LastStoreSyncResourceVersion`):
+   * that of the last {@link Store.replace}, {@link Store.bookmark}, or `add`/`update`/`delete`
+   * of an object carrying a non-empty `metadata.resourceVersion` (deleting a tombstone leaves
+   * it); `""` before any. It follows writes in the order they are made, so it only moves
+   * forward when they come in resourceVersion order, as an informer's in-order queue delivers
+   * them.
    */
   readonly lastSyncResourceVersion: string;
 }

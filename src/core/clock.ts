@@ -2,6 +2,13 @@
  * Time as an injectable dependency: every delay, timeout, rate limit, resync and lease in
  * kubekit goes through a {@link Clock}, so tests can run on {@link FakeClock} instead of
  * sleeping.
+ *
+ * The process-lifetime rule: a pending wait that belongs to live work (a rate limiter's
+ * token, a `Retry-After` sleep, a reflector's backoff, resync and relist timers, a delaying
+ * queue's next item, a lease renewal) keeps the process alive, exactly as a pending socket
+ * does; stopping that work (its `AbortSignal`, `stop()`, `shutDown()`) cancels the wait, so a
+ * process whose work is all stopped exits by itself. A library never decides a process's
+ * fate: it neither exits it nor lets it die under work that is still pending.
  */
 
 /** A scheduled callback that can be cancelled. */
@@ -47,9 +54,11 @@ function sleepOn(clock: Clock, ms: number, signal: AbortSignal | undefined): Pro
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
- * The system clock (`Date.now`, `setTimeout`). Its timers are unref'd, so a pending timer
- * (or sleep) never keeps the process alive by itself: something else (a socket, a server)
- * must. Delays beyond Node's 24.8-day limit are honoured by chaining timers.
+ * The system clock (`Date.now`, `setTimeout`). Its timers are ordinary (ref'd) Node timers:
+ * a pending timer or sleep keeps the process alive until it fires or is cancelled, so the
+ * work waiting on it is never cut short by the process exiting under it. Whoever arms a
+ * timer cancels it when its work stops (the module's process-lifetime rule). Delays beyond
+ * Node's 24.8-day limit are honoured by chaining timers.
  */
 export const realClock: Clock = {
   now(): number {
@@ -62,7 +71,6 @@ export const realClock: Clock = {
       const step = Math.min(remaining, MAX_TIMEOUT_MS);
       remaining -= step;
       timer = setTimeout(remaining > 0 ? arm : callback, step);
-      timer.unref();
     };
     arm();
     return { cancel: () => clearTimeout(timer) };

@@ -377,10 +377,8 @@ class Parser {
           add("", la.position);
           return values;
         }
-        if (la.kind === ",") {
-          this.next(true);
-          add("", la.position);
-        }
+        // Only looked at: the next iteration consumes it (apimachinery's parseIdentifiersList).
+        if (la.kind === ",") add("", la.position);
       } else {
         throw new RequirementFailure(
           `found '${t.literal}', expected: ',', or identifier`,

@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listerWatcherFor } from "../../../src/cache/lister-watcher.js";
 import type { ReflectorOptions } from "../../../src/cache/reflector.js";
 import { Reflector } from "../../../src/cache/reflector.js";
+import { UnsupportedListKindError } from "../../../src/cache/reflector-errors.js";
+import type { LogFields, Logger, LogLevel } from "../../../src/core/logger.js";
 import { noopLogger } from "../../../src/core/logger.js";
 import {
   isInternalError,
@@ -43,13 +45,37 @@ afterAll(async () => {
   await client.transport.close();
 });
 
-function start(namespace: string, options: Partial<ReflectorOptions<ConfigMap>> = {}) {
+/** A logger that keeps every line, for assertions on what a default-configured process prints. */
+function recordingLogger(): Logger & {
+  entries: { level: LogLevel; message: string; fields?: LogFields }[];
+} {
+  const entries: { level: LogLevel; message: string; fields?: LogFields }[] = [];
+  const log =
+    (level: LogLevel) =>
+    (message: string, fields?: LogFields): void => {
+      entries.push({ level, message, ...(fields !== undefined ? { fields } : {}) });
+    };
+  return {
+    entries,
+    debug: log("debug"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+  };
+}
+
+function start(
+  namespace: string,
+  options: Partial<ReflectorOptions<ConfigMap>> = {},
+  accept?: string,
+) {
   const lw = new RecordingListerWatcher<ConfigMap>(
     listerWatcherFor<ConfigMap>(client, {
       group: "",
       version: "v1",
       resource: "configmaps",
       namespace,
+      ...(accept !== undefined ? { accept } : {}),
     }),
   );
   const store = new RecordingStore();
@@ -233,5 +259,51 @@ describe("Reflector against the embedded API server: faults", () => {
       "ft-restart/d",
       "ft-restart/probe",
     ]);
+  });
+
+  it("logs a server restart as one info line naming the resource and the relist; nothing louder", async () => {
+    await createNamespace(client, "ft-restart-log");
+    await createConfigMap(client, "ft-restart-log", "a");
+    const logger = recordingLogger();
+    const r = start("ft-restart-log", {
+      name: "/v1/configmaps",
+      logger,
+      watchErrorHandler: undefined,
+    });
+    await synced(r);
+    await awaitWatching(r.store, client, "ft-restart-log");
+    const rv = r.reflector.lastSyncResourceVersion;
+
+    await server.faults.restart();
+    await waitFor(() => {
+      if (r.clock.pendingTimers() > 0)
+        r.clock.advance((r.clock.nextTimerAt() ?? 0) - r.clock.now());
+      return r.store.ofType("replace").length === 2 && r.lw.watches.length >= 2;
+    }, "the relist after the restart");
+    const loud = logger.entries.filter((e) => e.level !== "debug");
+    expect(loud).toHaveLength(1);
+    expect(loud[0]?.level).toBe("info");
+    expect(loud[0]?.message).toMatch(
+      new RegExp(`^watch of /v1/configmaps failed: .+; relisting from ${rv} in 0\\.8 s$`),
+    );
+    expect(loud[0]?.fields).toBeUndefined();
+    expect(
+      logger.entries.some((e) => e.level === "debug" && e.fields?.["error"] instanceof Error),
+    ).toBe(true);
+  });
+
+  it("fails a list answered as a Table loudly and never syncs an empty store", async () => {
+    await createNamespace(client, "ft-table");
+    await createConfigMap(client, "ft-table", "a");
+    const r = start("ft-table", {}, "application/json;as=Table;v=v1;g=meta.k8s.io");
+    await waitFor(() => r.errors.length >= 1, "the unsupported list");
+    expect(r.errors[0]).toBeInstanceOf(UnsupportedListKindError);
+    expect((r.errors[0] as UnsupportedListKindError).apiVersion).toBe("meta.k8s.io/v1");
+    expect(await pendingBackoff(r)).toBe(800);
+    r.clock.advance(800);
+    await waitFor(() => r.errors.length >= 2, "the retried list failing again");
+    expect(r.lw.lists).toHaveLength(2);
+    expect(r.store.calls).toEqual([]);
+    expect(r.reflector.hasSynced).toBe(false);
   });
 });

@@ -89,14 +89,22 @@ describe("CacheIndexer as a Store", () => {
     expect(store.lastSyncResourceVersion).toBe("100");
   });
 
-  it("individual writes do not move lastSyncResourceVersion; bookmark does", () => {
+  it("lastSyncResourceVersion follows every write carrying an object, as client-go's store", () => {
     const store = createIndexer<Obj>();
     store.replace([], "5");
     store.add(obj("ns/a", "9"));
-    expect(store.lastSyncResourceVersion).toBe("5");
+    expect(store.lastSyncResourceVersion).toBe("9");
+    store.update(obj("ns/a", "10"));
+    expect(store.lastSyncResourceVersion).toBe("10");
+    store.delete(obj("ns/a", "11"));
+    expect(store.lastSyncResourceVersion).toBe("11");
+    store.delete(new DeletedFinalStateUnknown("ns/b", obj("ns/b", "3")));
+    expect(store.lastSyncResourceVersion).toBe("11");
+    store.add({ metadata: { namespace: "ns", name: "c" } });
+    expect(store.lastSyncResourceVersion).toBe("11");
     store.bookmark("12");
     expect(store.lastSyncResourceVersion).toBe("12");
-    expect(store.listKeys()).toEqual(["ns/a"]);
+    expect(store.listKeys()).toEqual(["ns/c"]);
   });
 
   it("resync is a no-op", () => {

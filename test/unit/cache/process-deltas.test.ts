@@ -38,6 +38,21 @@ describe("processDeltas: object deltas", () => {
     expect(indexer.list().map(show).sort()).toEqual(["ns/cached@2", "ns/new@1", "ns/other@1"]);
   });
 
+  it("moves the cache's resourceVersion with each processed object, but not with a resync of the cached object", () => {
+    const cached = obj("ns/a", "7");
+    const { indexer, recorder } = setup(cached);
+    indexer.bookmark("20");
+    processDeltas(recorder, indexer, [{ type: "Sync", object: cached }], false);
+    expect(indexer.lastSyncResourceVersion).toBe("20");
+    expect(recorder.events).toEqual(["update ns/a@7 -> ns/a@7"]);
+    processDeltas(recorder, indexer, [{ type: "Updated", object: obj("ns/a", "21") }], false);
+    expect(indexer.lastSyncResourceVersion).toBe("21");
+    processDeltas(recorder, indexer, [{ type: "Deleted", object: obj("ns/a", "22") }], false);
+    expect(indexer.lastSyncResourceVersion).toBe("22");
+    processDeltas(recorder, indexer, [{ type: "Sync", object: obj("ns/b", "23") }], false);
+    expect(indexer.lastSyncResourceVersion).toBe("23");
+  });
+
   it("passes isInInitialList to onAdd", () => {
     const { indexer, recorder } = setup();
     processDeltas(recorder, indexer, [{ type: "Replaced", object: obj("ns/a") }], true);

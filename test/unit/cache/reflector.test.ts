@@ -3,13 +3,15 @@ import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/li
 import type { ReflectorOptions } from "../../../src/cache/reflector.js";
 import { INITIAL_EVENTS_END_ANNOTATION, Reflector } from "../../../src/cache/reflector.js";
 import {
+  UnsupportedListKindError,
   VeryShortWatchError,
   WatchListIncompleteError,
 } from "../../../src/cache/reflector-errors.js";
 import type { ReflectorStore } from "../../../src/cache/reflector-store.js";
 import { FakeClock } from "../../../src/core/clock.js";
-import type { Logger } from "../../../src/core/logger.js";
+import type { LogFields, Logger } from "../../../src/core/logger.js";
 import {
+  StatusError,
   newInternalError,
   newResourceExpired,
   newTooLargeResourceVersion,
@@ -166,14 +168,34 @@ class RecordingStore implements ReflectorStore<Obj> {
   }
 }
 
-function recordingLogger(): Logger & { lines: [string, string][] } {
+interface LogEntry {
+  readonly level: string;
+  readonly message: string;
+  readonly fields: LogFields | undefined;
+}
+
+function recordingLogger(): Logger & {
+  lines: [string, string][];
+  entries: LogEntry[];
+  above: (level: "info" | "warn") => [string, string][];
+} {
   const lines: [string, string][] = [];
+  const entries: LogEntry[] = [];
+  const log =
+    (level: string) =>
+    (message: string, fields?: LogFields): void => {
+      lines.push([level, message]);
+      entries.push({ level, message, fields });
+    };
+  const order = ["debug", "info", "warn", "error"];
   return {
     lines,
-    debug: (m) => lines.push(["debug", m]),
-    info: (m) => lines.push(["info", m]),
-    warn: (m) => lines.push(["warn", m]),
-    error: (m) => lines.push(["error", m]),
+    entries,
+    above: (level) => lines.filter(([l]) => order.indexOf(l) >= order.indexOf(level)),
+    debug: log("debug"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
   };
 }
 
@@ -456,7 +478,7 @@ describe("Reflector (scripted ListerWatcher)", () => {
     expect(r.errors).toHaveLength(1);
   });
 
-  it("survives a throwing watch error handler; the default handler logs 410 at debug, others at warn", async () => {
+  it("survives a throwing watch error handler, which replaces the default logging", async () => {
     const lw = new ScriptedListerWatcher();
     lw.listResponses.push(newInternalError("first"));
     const r = start(
@@ -467,24 +489,52 @@ describe("Reflector (scripted ListerWatcher)", () => {
       },
       lw,
     );
-    await until(() => r.logger.lines.length === 1, "the handler failure log");
-    expect(r.logger.lines[0]).toEqual(["error", "reflector: the watch error handler threw"]);
+    await until(() => r.logger.above("info").length === 1, "the handler failure log");
+    expect(r.logger.above("info")).toEqual([["error", "reflector: the watch error handler threw"]]);
     await elapseBackoff(r);
     await until(() => lw.watches.length === 1, "recovery");
+  });
 
-    const lw2 = new ScriptedListerWatcher();
-    lw2.listResponses.push(newInternalError("boom"));
-    const d = start({ watchErrorHandler: undefined }, lw2);
-    await until(() => d.logger.lines.length === 1, "the warning");
-    expect(d.logger.lines[0]).toEqual([
-      "warn",
-      "reflector: list/watch failed: Internal error occurred: boom",
+  it("fails a Table list loudly and retries it; drops Table watch events with an error", async () => {
+    const lw = new ScriptedListerWatcher();
+    const table = { ...page([], "100"), apiVersion: "meta.k8s.io/v1", kind: "Table" };
+    lw.listResponses.push(table);
+    const r = start({ name: "/v1/things" }, lw);
+    await until(() => r.errors.length === 1, "the unsupported list");
+    expect(r.errors[0]).toBeInstanceOf(UnsupportedListKindError);
+    expect(String(r.errors[0])).toContain("unsupported list gvk");
+    expect(r.store.calls).toEqual([]);
+    expect(r.reflector.hasSynced).toBe(false);
+    expect(await elapseBackoff(r)).toBe(800);
+    await until(() => lw.watches.length === 1, "the watch after a proper list");
+    const row = {
+      apiVersion: "meta.k8s.io/v1",
+      kind: "Table",
+      metadata: { resourceVersion: "130" },
+    };
+    lw.watchAt(0)
+      .emit("ADDED", row as unknown as Obj)
+      .emit("ADDED", obj("a", "131"));
+    await until(() => r.store.calls.length === 2, "the object after the Table");
+    expect(r.store.calls[1]).toEqual(["add", "a", "131"]);
+    expect(r.logger.lines.filter(([level]) => level === "error")).toEqual([
+      [
+        "error",
+        "/v1/things: dropped a watch event carrying a meta.k8s.io/v1 Table: a reflector needs the objects themselves (does the ListerWatcher's Accept header ask for a Table?)",
+      ],
     ]);
-    await elapseBackoff(d);
-    await until(() => lw2.watches.length === 1, "the watch");
-    lw2.watchAt(0).error(newResourceExpired("too old").status);
-    await until(() => d.logger.lines.length === 2, "the debug line");
-    expect(d.logger.lines[1]).toEqual(["debug", "reflector: watch closed: too old"]);
+  });
+
+  it("fails a list of another kind than the expected one", async () => {
+    const lw = new ScriptedListerWatcher();
+    lw.listResponses.push({ ...page([], "100"), apiVersion: "v1", kind: "SecretList" });
+    lw.fallbackPage = { ...page([], "101"), apiVersion: "v1", kind: "ThingList" };
+    const r = start({ expectedKind: "Thing" }, lw);
+    await until(() => r.errors.length === 1, "the unsupported list");
+    expect((r.errors[0] as UnsupportedListKindError).kind).toBe("SecretList");
+    await elapseBackoff(r);
+    await until(() => lw.watches.length === 1, "the watch");
+    expect(r.store.calls).toEqual([["replace", "", "101"]]);
   });
 
   it("stops when the signal aborts, leaving no timers; refuses a concurrent run", async () => {
@@ -557,7 +607,7 @@ describe("Reflector WatchList (scripted ListerWatcher)", () => {
     expect(r.clock.pendingTimers()).toBe(0);
   });
 
-  it("falls back to a list at RV '' after 410 on the WatchList, and at RV 0 when the stream just ends", async () => {
+  it("falls back to a list at RV '' after 410 on a WatchList at RV '', and at RV 0 after an error answer", async () => {
     const expired = start({ useWatchList: true });
     await until(() => expired.lw.watches.length === 1, "the WatchList");
     expired.lw.watchAt(0).emit("ADDED", obj("a", "3")).error(newResourceExpired("gone").status);
@@ -565,14 +615,103 @@ describe("Reflector WatchList (scripted ListerWatcher)", () => {
     expect(expired.lw.lists).toEqual([{ resourceVersion: "", limit: 500 }]);
     expect(expired.store.calls).toEqual([["replace", "", "100"]]);
 
-    const ended = start({ useWatchList: true });
-    await until(() => ended.lw.watches.length === 1, "the WatchList");
-    ended.lw.watchAt(0).emit("ADDED", obj("a", "3")).end();
-    await until(() => ended.lw.watches.length === 2, "the watch after the fallback");
-    expect(ended.errors[0]).toBeInstanceOf(WatchListIncompleteError);
-    expect((ended.errors[0] as WatchListIncompleteError).reason).toBe("ended");
-    expect(ended.lw.lists).toEqual([{ resourceVersion: "0", limit: 500 }]);
-    expect(ended.lw.watchAt(0).closed).toBe(true);
+    const rejected = start({ useWatchList: true });
+    await until(() => rejected.lw.watches.length === 1, "the WatchList");
+    rejected.lw.watchAt(0).fail(newInternalError("no WatchList here"));
+    await until(() => rejected.lw.watches.length === 2, "the watch after the fallback");
+    expect(rejected.lw.lists).toEqual([{ resourceVersion: "0", limit: 500 }]);
+    expect(rejected.lw.watchAt(0).closed).toBe(true);
+  });
+
+  it("retries the WatchList after the backoff, not a list, when it gets a 429 or its stream ends before the end bookmark", async () => {
+    const r = start({ useWatchList: true });
+    await until(() => r.lw.watches.length === 1, "the WatchList");
+    r.lw.watchAt(0).fail(newTooManyRequests("slow down", 1));
+    await until(() => r.errors.length === 1, "the 429");
+    expect(await elapseBackoff(r)).toBe(800);
+    await until(() => r.lw.watches.length === 2, "the second WatchList");
+    r.clock.advance(2_000);
+    r.lw.watchAt(1).emit("ADDED", obj("a", "3")).end();
+    await until(() => r.errors.length === 2, "the incomplete stream");
+    expect(r.errors[1]).toBeInstanceOf(WatchListIncompleteError);
+    expect((r.errors[1] as WatchListIncompleteError).reason).toBe("ended");
+    expect(r.lw.watchAt(1).closed).toBe(true);
+    expect(await elapseBackoff(r)).toBe(1_600);
+    await until(() => r.lw.watches.length === 3, "the third WatchList");
+    expect(r.lw.watchAt(2).options).toMatchObject({ sendInitialEvents: true, resourceVersion: "" });
+    r.lw.watchAt(2).emit("ADDED", obj("b", "4")).emit("BOOKMARK", bookmark("5", true));
+    await until(() => r.store.calls.length === 1, "the replace");
+    expect(r.store.calls).toEqual([["replace", "b", "5"]]);
+    expect(r.lw.lists).toEqual([]);
+  });
+
+  it("cancels the WatchList's backoff and end timeout when stopped", async () => {
+    const r = start({ useWatchList: true });
+    await until(() => r.lw.watches.length === 1, "the WatchList");
+    expect(r.clock.pendingTimers()).toBe(1);
+    r.lw.watchAt(0).fail(newTooManyRequests("slow down", 1));
+    await until(() => r.errors.length === 1, "the 429");
+    await r.clock.waitForTimers(1);
+    await r.stop();
+    expect(r.clock.pendingTimers()).toBe(0);
+    expect(r.reflector.running).toBe(false);
+  });
+
+  it("retries a WatchList at a specific RV at once at RV '' after 410; a very short one falls back to a list", async () => {
+    const r = start({ useWatchList: true });
+    await until(() => r.lw.watches.length === 1, "the WatchList");
+    r.lw.watchAt(0).emit("BOOKMARK", bookmark("50", true));
+    await until(() => r.lw.watches.length === 1 && r.store.calls.length === 1, "the sync");
+    r.lw.watchAt(0).error(newResourceExpired("too old").status);
+    await until(() => r.errors.length === 1, "the 410 on the watch");
+    await elapseBackoff(r);
+    await until(() => r.lw.watches.length === 2, "the second WatchList");
+    expect(r.lw.watchAt(1).options.resourceVersion).toBe("50");
+    r.lw.watchAt(1).error(newResourceExpired("too old").status);
+    await until(() => r.lw.watches.length === 3, "the WatchList at RV ''");
+    expect(r.lw.watchAt(2).options.resourceVersion).toBe("");
+    expect(r.clock.pendingTimers()).toBe(1); // the end-bookmark timeout only: no backoff
+    r.lw.watchAt(2).end();
+    await until(() => r.lw.watches.length === 4, "the watch after the fallback");
+    expect(r.errors[2]).toBeInstanceOf(VeryShortWatchError);
+    expect(r.lw.lists).toEqual([{ resourceVersion: "", limit: 500 }]);
+  });
+
+  it("transforms each initial event as it arrives, and every later object once", async () => {
+    const transformed: string[] = [];
+    const lw = new ScriptedListerWatcher();
+    const store = Object.assign(new RecordingStore(), {
+      transform: (o: Obj): Obj => {
+        transformed.push(`${o.metadata.name ?? ""}@${o.metadata.resourceVersion ?? ""}`);
+        return { ...o, metadata: { ...o.metadata, annotations: { t: "1" } } };
+      },
+    });
+    const kept: Obj[] = [];
+    const replace = store.replace.bind(store);
+    store.replace = (list, rv) => {
+      kept.push(...list);
+      replace(list, rv);
+    };
+    const controller = new AbortController();
+    const reflector = new Reflector<Obj>({
+      listerWatcher: lw,
+      store,
+      clock: new FakeClock(),
+      useWatchList: true,
+    });
+    const done = reflector.run(controller.signal);
+    stops.push(async () => {
+      controller.abort();
+      await done;
+    });
+    await until(() => lw.watches.length === 1, "the WatchList");
+    lw.watchAt(0).emit("ADDED", obj("a", "3")).emit("ADDED", obj("b", "4"));
+    await until(() => transformed.length === 2, "the initial events transformed");
+    expect(store.calls).toEqual([]);
+    lw.watchAt(0).emit("BOOKMARK", bookmark("5", true)).emit("MODIFIED", obj("a", "6"));
+    await until(() => store.calls.length === 2, "the replace and the update");
+    expect(transformed).toEqual(["a@3", "b@4", "a@6"]);
+    expect(kept.map((o) => o.metadata.annotations)).toEqual([{ t: "1" }, { t: "1" }]);
   });
 
   it("times out without the end bookmark, and uses WatchList again from the last RV on relist", async () => {
@@ -600,5 +739,120 @@ describe("Reflector WatchList (scripted ListerWatcher)", () => {
     await until(() => r.store.calls.length === 2, "the second replace");
     expect(r.store.calls[1]).toEqual(["replace", "", "120"]);
     expect(r.lw.lists).toHaveLength(1);
+  });
+});
+
+describe("Reflector default logging (no watch error handler)", () => {
+  const refused = (): TransportError =>
+    new TransportError(
+      "GET",
+      "http://x/api/v1/things",
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }),
+    );
+
+  it("logs one info line per reconnect, naming the resource and what happens next; stacks only at debug", async () => {
+    const r = start({ name: "/v1/things", watchErrorHandler: undefined });
+    await until(() => r.lw.watches.length === 1, "the watch");
+    r.lw.watchAt(0).emit("ADDED", obj("a", "105"));
+    r.clock.advance(42_000);
+    r.lw.watchAt(0).end();
+    await until(() => r.lw.watches.length === 2, "the re-watch");
+    r.lw.watchAt(1).fail(refused());
+    await until(() => r.logger.above("info").length === 2, "the refused line");
+    await elapseBackoff(r);
+    await until(() => r.lw.watches.length === 3, "the watch after the backoff");
+    r.lw.watchAt(2).emit("MODIFIED", obj("a", "106"));
+    r.lw.watchAt(2).error(newResourceExpired("too old resource version: 106 (300)").status);
+    await until(() => r.logger.above("info").length === 3, "the 410 line");
+    await elapseBackoff(r);
+    await until(() => r.lw.watches.length === 4, "the watch after the relist");
+    r.clock.advance(600_000);
+    r.lw.watchAt(3).emit("BOOKMARK", bookmark("400")).end();
+    await until(() => r.lw.watches.length === 5, "the watch after the timeout");
+    expect(r.logger.above("info")).toEqual([
+      ["info", "watch of /v1/things closed by the server after 42.0 s; re-watching from 105"],
+      [
+        "info",
+        "watch of /v1/things failed: GET http://x/api/v1/things: connect ECONNREFUSED 127.0.0.1:1; re-watching from 105 in 0.8 s",
+      ],
+      [
+        "info",
+        "watch of /v1/things expired (410): too old resource version: 106 (300); relisting from 106 in 1.6 s",
+      ],
+    ]);
+    expect(r.logger.lines).toContainEqual([
+      "debug",
+      "watch of /v1/things reached its timeout; re-watching from 400",
+    ]);
+    for (const entry of r.logger.entries) {
+      const error = entry.fields?.["error"];
+      if (error instanceof Error) expect(entry.level).toBe("debug");
+    }
+    expect(r.logger.entries.filter((e) => e.fields?.["error"] instanceof Error)).toHaveLength(2);
+  });
+
+  it("stays at one info line while a server is briefly down, warns with the backoff when failures repeat, and reports recovery", async () => {
+    const lw = new ScriptedListerWatcher();
+    for (let i = 0; i < 6; i++) lw.listResponses.push(refused());
+    const r = start({ name: "/v1/things", watchErrorHandler: undefined }, lw);
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) delays.push(await elapseBackoff(r));
+    expect(r.logger.above("info")).toEqual([
+      [
+        "info",
+        "list of /v1/things failed: GET http://x/api/v1/things: connect ECONNREFUSED 127.0.0.1:1; listing in 0.8 s",
+      ],
+    ]);
+    delays.push(await elapseBackoff(r));
+    delays.push(await elapseBackoff(r));
+    await until(() => lw.watches.length === 1, "the watch after recovery");
+    expect(delays).toEqual([800, 1_600, 3_200, 6_400, 12_800, 25_600]);
+    expect(r.logger.above("info").slice(1)).toEqual([
+      [
+        "warn",
+        "list of /v1/things failed: GET http://x/api/v1/things: connect ECONNREFUSED 127.0.0.1:1 (5 failures in a row); listing in 12.8 s",
+      ],
+      [
+        "warn",
+        "list of /v1/things failed: GET http://x/api/v1/things: connect ECONNREFUSED 127.0.0.1:1 (6 failures in a row); listing in 25.6 s",
+      ],
+      ["info", "list and watch of /v1/things recovered after 6 failures"],
+    ]);
+  });
+
+  it("warns at once about errors that need a human, and logs store failures and unusable lists as errors", async () => {
+    const lw = new ScriptedListerWatcher();
+    const forbidden = new StatusError({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'things is forbidden: User "bob" cannot list resource "things"',
+      reason: "Forbidden",
+      code: 403,
+    });
+    lw.listResponses.push(forbidden, {
+      ...page([], "1"),
+      apiVersion: "meta.k8s.io/v1",
+      kind: "Table",
+    });
+    const r = start({ name: "/v1/things", watchErrorHandler: undefined }, lw);
+    await until(() => r.logger.above("warn").length === 1, "the 403 warning");
+    await elapseBackoff(r);
+    await until(() => r.logger.above("warn").length === 2, "the Table error");
+    r.store.failOn.add("replace");
+    await elapseBackoff(r);
+    await until(() => r.logger.above("warn").length === 3, "the store error");
+    expect(r.logger.above("warn")).toEqual([
+      [
+        "warn",
+        'list of /v1/things failed: things is forbidden: User "bob" cannot list resource "things"; listing in 0.8 s',
+      ],
+      [
+        "error",
+        "list of /v1/things failed: /v1/things: unsupported list gvk: the list answer is a meta.k8s.io/v1 Table, expected a list of objects (does the ListerWatcher's Accept header ask for a Table?); listing in 1.6 s",
+      ],
+      ["error", "store replace of /v1/things failed: replace failed; listing in 3.2 s"],
+    ]);
   });
 });

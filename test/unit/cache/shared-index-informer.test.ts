@@ -89,6 +89,36 @@ describe.each<QueueKind>(["in-order", "delta-fifo"])("SharedIndexInformer (%s qu
     expect(informer.lastSyncResourceVersion).toBe("105");
   });
 
+  it("moves the cache's resourceVersion with every processed event and notifies waiters", async () => {
+    const { lw, informer, run } = setup([obj("ns/a"), obj("ns/b")], { queue });
+    const atLeast = (rv: number) => (cached: string) => cached !== "" && Number(cached) >= rv;
+    void run();
+    expect(await informer.waitForCacheResourceVersion(atLeast(102))).toBe(true);
+    await lw.watchOpened();
+    const observed: string[] = [];
+    const seen = (target: string) =>
+      informer.waitForCacheResourceVersion(atLeast(Number(target))).then((ok) => {
+        observed.push(`${target}:${ok}:${informer.indexer.lastSyncResourceVersion}`);
+        return informer.indexer.getByKey("ns/a");
+      });
+    const updated = lw.update(obj("ns/a"));
+    expect(await seen(updated.metadata.resourceVersion ?? "")).toBe(updated);
+    const created = lw.create(obj("ns/c"));
+    await seen(created.metadata.resourceVersion ?? "");
+    const deleted = lw.delete("ns/b");
+    await seen(deleted.metadata.resourceVersion ?? "");
+    expect(observed).toEqual(["103:true:103", "104:true:104", "105:true:105"]);
+    await expect(
+      informer.waitForCacheResourceVersion(() => {
+        throw new Error("bad check");
+      }),
+    ).rejects.toThrow("bad check");
+    const aborted = new AbortController();
+    const pending = informer.waitForCacheResourceVersion(atLeast(999), aborted.signal);
+    aborted.abort();
+    expect(await pending).toBe(false);
+  });
+
   it("updates the cache before the handler is called", async () => {
     const { lw, informer, run } = setup([obj("ns/a")], { queue });
     const seen: string[] = [];

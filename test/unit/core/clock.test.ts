@@ -265,18 +265,41 @@ describe("realClock", () => {
     }
   });
 
-  it("never keeps the process alive", () => {
+  /** Runs `script` (importing realClock) in a child process; its exit status and stdout. */
+  function runWithRealClock(script: string): { status: number | null; stdout: string } {
     const clockUrl = new URL("../../../src/core/clock.ts", import.meta.url).href;
-    const script = `import { realClock } from ${JSON.stringify(clockUrl)};
-      realClock.setTimer(600000, () => process.exit(3));
-      void realClock.sleep(600000);`;
-    const started = Date.now();
     const result = spawnSync(
       process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", script],
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `import { realClock } from ${JSON.stringify(clockUrl)};\n${script}`,
+      ],
       { cwd: fileURLToPath(new URL("../../..", import.meta.url)), timeout: 20_000 },
     );
-    expect(result.status).toBe(0);
+    return { status: result.status, stdout: result.stdout.toString() };
+  }
+
+  it("keeps the process alive while a timer or sleep is pending", () => {
+    const { status, stdout } = runWithRealClock(`
+      realClock.setTimer(200, () => console.log("timer"));
+      await realClock.sleep(300);
+      console.log("slept");`);
+    expect(status).toBe(0);
+    expect(stdout).toBe("timer\nslept\n");
+  });
+
+  it("lets the process exit once its timers are cancelled and its sleeps aborted", () => {
+    const started = Date.now();
+    const { status, stdout } = runWithRealClock(`
+      realClock.setTimer(600000, () => process.exit(3)).cancel();
+      const ac = new AbortController();
+      realClock.sleep(600000, ac.signal).catch(() => console.log("aborted"));
+      ac.abort();`);
+    expect(status).toBe(0);
+    expect(stdout).toBe("aborted\n");
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 

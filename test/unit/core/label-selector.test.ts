@@ -85,6 +85,17 @@ describe("LabelSelector.parse: whitespace, empty values, keywords", () => {
     );
   });
 
+  // apimachinery's TestSetSelectorParser (labels/selector_test.go): after ",," the second
+  // comma is only looked at, so a run of commas before ")" or a value is one empty value.
+  it.each(["x in (a,,)", "x in (a,,,)", "x in (a,,,,,,)", "x in (a,,a,,a,,a,,)"])(
+    "parses runs of commas %j as the empty value",
+    (text) => {
+      expect(LabelSelector.parse(text).requirements).toEqual([
+        { key: "x", operator: "in", values: ["", "a"] },
+      ]);
+    },
+  );
+
   it("treats in/notin as plain words in key and value position", () => {
     expect(LabelSelector.parse("in in (in, notin)").requirements).toEqual([
       { key: "in", operator: "in", values: ["in", "notin"] },

@@ -1,0 +1,16 @@
+/**
+ * Global setup of the end-to-end project: builds the package (`tsc -p tsconfig.build.json`
+ * into `dist/`) once per run, so the tests run exactly what a user installs.
+ */
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export default function setup(): void {
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * What a server holds, read from outside the process under test: real kubectl when it is on
+ * PATH (as a user would check), else kubekit's client from source.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Clientset } from "../../../src/client/clientset.js";
+import { KubeConfig } from "../../../src/config/kube-config.js";
+import { hasKubectl } from "../../support/kubectl.js";
+
+const run = promisify(execFile);
+
+/** `[namespace/name, resourceVersion]` of every ConfigMap, sorted by key. */
+export type ConfigMapVersions = [string, string][];
+
+/** Every ConfigMap the server behind `kubeconfig` lists, as `kubectl get configmaps -A -o json`. */
+export async function listConfigMapVersions(kubeconfig: string): Promise<ConfigMapVersions> {
+  let items: { metadata?: { namespace?: string; name?: string; resourceVersion?: string } }[];
+  if (hasKubectl) {
+    const home = mkdtempSync(join(tmpdir(), "kubekit-e2e-home-"));
+    const { stdout } = await run(
+      "kubectl",
+      [
+        "--kubeconfig",
+        kubeconfig,
+        "--cache-dir",
+        join(home, "cache"),
+        "get",
+        "configmaps",
+        "-A",
+        "-o",
+        "json",
+      ],
+      { env: { ...process.env, HOME: home }, timeout: 30_000 },
+    );
+    items = (JSON.parse(stdout) as { items: typeof items }).items;
+  } else {
+    const kc = await KubeConfig.load({ kubeconfig });
+    items = (await new Clientset({ ...kc.restConfig(), qps: -1 }).coreV1.configMaps("").list())
+      .items;
+  }
+  return items
+    .map((cm): [string, string] => [
+      `${cm.metadata?.namespace}/${cm.metadata?.name}`,
+      cm.metadata?.resourceVersion ?? "",
+    ])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** Creates ConfigMaps `names` in namespace `default` of the server behind `kubeconfig`. */
+export async function createConfigMaps(
+  kubeconfig: string,
+  names: readonly string[],
+): Promise<void> {
+  const kc = await KubeConfig.load({ kubeconfig });
+  const configMaps = new Clientset({ ...kc.restConfig(), qps: -1 }).coreV1.configMaps("default");
+  for (const name of names) await configMaps.create({ metadata: { name }, data: { from: name } });
+}
