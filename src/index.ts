@@ -9,3 +9,5 @@ export * from "./rest/index.js";
 export * from "./client/index.js";
 export * from "./cache/index.js";
 export * from "./informers/index.js";
+export * from "./workqueue/index.js";
+export * from "./controller/index.js";
