@@ -66,7 +66,8 @@ function nextPageOptions(previous: ListCallOptions, token: string): ListCallOpti
  * is the one without a continue token. An error of any request (including 410 Expired for
  * a continue token that outlived the server's history) is thrown from the iteration: pages
  * already delivered cannot be taken back, so there is no fallback here (use
- * {@link listAllPages} for that).
+ * {@link listAllPages} for that). The signal is checked before each page is requested: once
+ * it is aborted, the iteration throws its reason without sending another request.
  */
 export async function* listPages<L extends ObjectList<unknown>>(
   fetchPage: FetchListPage<L>,
@@ -74,6 +75,7 @@ export async function* listPages<L extends ObjectList<unknown>>(
 ): AsyncGenerator<L, void, undefined> {
   let request = firstPageOptions(options);
   for (;;) {
+    options.signal?.throwIfAborted();
     const page = await fetchPage(request);
     yield page;
     const token = page.metadata?.continue;
@@ -91,7 +93,8 @@ export async function* listPages<L extends ObjectList<unknown>>(
  *
  * The result's resourceVersion is the first page's (every page of a paginated list shares
  * it), or the unpaginated list's after a fallback. `pageSize` applies when the options set
- * no `limit` (0: one unpaginated request).
+ * no `limit` (0: one unpaginated request). The signal is checked before each request: once it
+ * is aborted (e.g. during `onPage`), the call rejects with its reason without sending another.
  */
 export async function listAllPages<T, L extends ObjectList<T>>(
   fetchPage: FetchListPage<L>,
@@ -104,6 +107,7 @@ export async function listAllPages<T, L extends ObjectList<T>>(
   let request = first;
   let paginated = false;
   for (;;) {
+    options.signal?.throwIfAborted();
     let page: L;
     try {
       page = await fetchPage(request);

@@ -1,12 +1,22 @@
 /**
- * The REST layer: transport, `RESTClient` and its request builder, client-side rate
- * limiting, `Retry-After` retries, `Status` error decoding, warning headers and watch
- * stream decoding.
+ * The REST layer's public part: `RESTClient` and its request builder over the undici
+ * transport, client-side rate limiting, `Retry-After` retries, warning headers, the request
+ * option types, watches (`AsyncIterable<WatchEvent>` with an idle deadline) and the typed
+ * request errors.
+ *
+ * The machinery under them (watch frame decoding, response-to-error decoding, retry
+ * rules, header encoders, Go duration formatting) is imported from its modules, not from here.
  *
  * @packageDocumentation
  */
-export { RESTClient, defaultRateLimiter, type RESTClientOptions } from "./rest-client.js";
+export {
+  RESTClient,
+  defaultRateLimiter,
+  DEFAULT_MAX_RESPONSE_BODY_BYTES,
+  type RESTClientOptions,
+} from "./rest-client.js";
 export { RequestBuilder, type RequestClient } from "./request-builder.js";
+export type { RequestContext } from "./request-executor.js";
 export type { RestResponse, ResponseHeaders } from "./rest-response.js";
 export {
   Transport,
@@ -30,45 +40,31 @@ export type {
 export { PatchTypes, type PatchType } from "./patch-type.js";
 export {
   Watch,
-  watchIdleTimeoutMs,
   DEFAULT_WATCH_IDLE_GRACE_MS,
-  SERVER_MAX_DEFAULT_WATCH_MS,
+  DEFAULT_WATCH_IDLE_BASE_MS,
   type WatchOptions,
 } from "./watch.js";
 export type { WatchEvent, WatchEventType } from "./watch-event.js";
-export { WatchFrameDecoder } from "./watch-frame-decoder.js";
 export { WatchDecodeError, WatchIdleTimeoutError } from "./watch-errors.js";
-export { LineStream } from "./line-stream.js";
 export {
   ResponseStream,
   type OpenResponseBody,
   type ResponseStreamOptions,
 } from "./response-stream.js";
+export { LineStream, DEFAULT_MAX_LINE_BYTES } from "./line-stream.js";
 export {
   RequestTimeoutError,
   ResponseDecodeError,
+  ResponseTooLargeError,
   TransportError,
   UnsupportedProxyError,
 } from "./request-errors.js";
 export {
   createWarningLogger,
   ignoreWarnings,
-  parseWarningHeaders,
   type Warning,
   type WarningHandler,
   type WarningLoggerOptions,
 } from "./warnings.js";
-export {
-  errorFromResponse,
-  genericServerResponseError,
-  type ErrorRequestInfo,
-} from "./response-errors.js";
-export {
-  DEFAULT_MAX_RETRIES,
-  isConnectionResetError,
-  retryAfterHeaderSeconds,
-  retryDelaySeconds,
-} from "./retry-policy.js";
+export { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
 export { defaultUserAgent } from "./user-agent.js";
-export { escapeExtraKey, impersonationHeaders } from "./impersonation-headers.js";
-export { formatGoDuration } from "./go-duration.js";

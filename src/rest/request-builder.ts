@@ -3,7 +3,7 @@
  */
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
-import { decodeStatus, StatusError } from "../core/status.js";
+import { StatusError } from "../core/status.js";
 import { formatGoDuration } from "./go-duration.js";
 import { LineStream } from "./line-stream.js";
 import type { PatchType } from "./patch-type.js";
@@ -32,9 +32,10 @@ import type {
 } from "./request-executor.js";
 import { executeRequest, readBody } from "./request-executor.js";
 import type { ErrorRequestInfo } from "./response-errors.js";
-import { errorFromResponse, headerValue } from "./response-errors.js";
+import { decodeResponseStatus, errorFromResponse, headerValue } from "./response-errors.js";
 import type { ResponseStreamOptions } from "./response-stream.js";
 import type { RestResponse } from "./rest-response.js";
+import type { TransportRetryRule } from "./retry-policy.js";
 import type { HttpMethod } from "./transport.js";
 import type { WatchOptions } from "./watch.js";
 import { WatchIdleTimeoutError } from "./watch-errors.js";
@@ -320,8 +321,8 @@ export class RequestBuilder {
    *   `executeRequest` describes.
    */
   async do<T = unknown>(): Promise<RestResponse<T>> {
-    return this.#execute(async (response) => {
-      const body = await readBody(response.body);
+    return this.#execute(async (response, prepared) => {
+      const body = await readBody(response.body, this.#client.maxResponseBodyBytes, prepared);
       if (!isSuccess(response.statusCode)) throw this.#errorOf(response, body);
       if (body.length === 0) return toRestResponse(response, undefined as T);
       let value: unknown;
@@ -334,7 +335,7 @@ export class RequestBuilder {
           err,
         );
       }
-      const status = decodeStatus(value);
+      const status = decodeResponseStatus(value);
       if (status !== undefined && status.status === "Failure") {
         throw new StatusError({
           ...status,
@@ -351,8 +352,8 @@ export class RequestBuilder {
    * @throws {StatusError} for a non-2xx answer; otherwise as {@link do}.
    */
   async doRaw(): Promise<RestResponse<Uint8Array>> {
-    return this.#execute(async (response) => {
-      const body = await readBody(response.body);
+    return this.#execute(async (response, prepared) => {
+      const body = await readBody(response.body, this.#client.maxResponseBodyBytes, prepared);
       if (!isSuccess(response.statusCode)) throw this.#errorOf(response, body);
       return toRestResponse(response, new Uint8Array(body.buffer, body.byteOffset, body.length));
     });
@@ -362,8 +363,12 @@ export class RequestBuilder {
    * A watch of the built request (`watch=true` is added). Nothing is sent until iteration
    * starts; a non-2xx answer is thrown from the first iteration. Watches are not throttled by
    * the client-side rate limiter; a 429/5xx answer with `Retry-After` is retried as for
-   * `do`. The idle deadline is `timeoutSeconds` (from `.listOptions()`) plus
-   * `options.idleGraceMs` (default 30 s), or `options.idleTimeoutMs`.
+   * `do`, and so is a connection that broke or timed out before the response (client-go's
+   * `Request.Watch`: probable EOF or timeout), after 1 s. The idle deadline (`timeoutSeconds`
+   * from `.listOptions()`, else 5 min, plus `options.idleGraceMs`, default 30 s; or
+   * `options.idleTimeoutMs`) covers the wait for the response headers and every wait for the
+   * next event, however many bytes arrive without completing one. A frame over
+   * `options.maxFrameBytes` (default 16 MiB) ends the watch with `WatchFrameTooLargeError`.
    */
   watch<T = unknown>(options: WatchOptions = {}): Watch<T> {
     const timeoutParam = this.#params.get("timeoutSeconds")?.[0];
@@ -374,21 +379,24 @@ export class RequestBuilder {
     const params: QueryParams = new Map(this.#params);
     params.set("watch", ["true"]);
     const prepared = this.#prepare(params);
-    const execution = this.#executionOptions(true, false);
+    const execution = this.#executionOptions(true, false, "watch");
     return new Watch<T>(
       (signal) => this.#openStream(prepared, execution, signal),
       this.#streamOptions(prepared, idleMs),
+      options.maxFrameBytes,
     );
   }
 
   /**
    * The response body as a stream of lines (e.g. `pods/NAME/log` with `follow=true`).
    * Throttled like `do`; nothing is sent until iteration starts; a non-2xx answer is thrown
-   * from the first iteration.
+   * from the first iteration. As client-go's `Request.Stream`, only a `Retry-After` answer is
+   * retried, never a transport error. A line over 16 MiB ends the stream with
+   * `ResponseTooLargeError`.
    */
   stream(): LineStream {
     const prepared = this.#prepare();
-    const execution = this.#executionOptions(true, true);
+    const execution = this.#executionOptions(true, true, "none");
     return new LineStream(
       (signal) => this.#openStream(prepared, execution, signal),
       this.#streamOptions(prepared, undefined),
@@ -419,26 +427,35 @@ export class RequestBuilder {
   ): Promise<Readable> {
     return executeRequest(this.#client, prepared, { ...execution, signal }, async (response) => {
       if (isSuccess(response.statusCode)) return response.body;
-      throw this.#errorOf(response, await readBody(response.body));
+      const body = await readBody(response.body, this.#client.maxResponseBodyBytes, prepared);
+      throw this.#errorOf(response, body);
     });
   }
 
-  #executionOptions(streaming: boolean, throttle: boolean): ExecutionOptions {
+  #executionOptions(
+    streaming: boolean,
+    throttle: boolean,
+    transportRetry: TransportRetryRule,
+  ): ExecutionOptions {
     return {
       throttle,
       streaming,
+      transportRetry,
       maxRetries: this.#maxRetries ?? this.#client.maxRetries,
       signal: this.#signal,
       timeoutMs: this.#timeoutMs ?? this.#client.timeoutMs,
     };
   }
 
-  #execute<R>(consume: (response: ReceivedResponse) => Promise<R>): Promise<R> {
+  #execute<R>(
+    consume: (response: ReceivedResponse, prepared: PreparedRequest) => Promise<R>,
+  ): Promise<R> {
+    const prepared = this.#prepare();
     return executeRequest(
       this.#client,
-      this.#prepare(),
-      this.#executionOptions(false, true),
-      consume,
+      prepared,
+      this.#executionOptions(false, true, "request"),
+      (response) => consume(response, prepared),
     );
   }
 

@@ -37,7 +37,7 @@ function previousAttemptSuffix(message: string, previous: unknown): string {
 export class TransportError extends Error {
   /** The HTTP method of the request. */
   readonly method: string;
-  /** The request URL (it never carries credentials). */
+  /** The request URL, without any user name or password it had. */
   readonly url: string;
   /** The underlying error code, when known. */
   readonly code: string | undefined;
@@ -45,11 +45,12 @@ export class TransportError extends Error {
   readonly previousAttemptError: unknown;
 
   constructor(method: string, url: string, cause: unknown, previousAttemptError?: unknown) {
-    const base = `${method} ${url}: ${messageOf(cause)}`;
+    const shown = redactUrl(url);
+    const base = `${method} ${shown}: ${redactText(messageOf(cause), url)}`;
     super(base + previousAttemptSuffix(base, previousAttemptError), { cause });
     this.name = "TransportError";
     this.method = method;
-    this.url = url;
+    this.url = shown;
     this.code = errorCodeOf(cause);
     this.previousAttemptError = previousAttemptError;
   }
@@ -63,6 +64,7 @@ export class TransportError extends Error {
  */
 export class RequestTimeoutError extends Error {
   readonly method: string;
+  /** The request URL, without any user name or password it had. */
   readonly url: string;
   /** The timeout that expired, in ms. */
   readonly timeoutMs: number;
@@ -70,11 +72,12 @@ export class RequestTimeoutError extends Error {
   readonly previousAttemptError: unknown;
 
   constructor(method: string, url: string, timeoutMs: number, previousAttemptError?: unknown) {
-    const base = `${method} ${url}: request did not complete within ${timeoutMs}ms`;
+    const shown = redactUrl(url);
+    const base = `${method} ${shown}: request did not complete within ${timeoutMs}ms`;
     super(base + previousAttemptSuffix(base, previousAttemptError));
     this.name = "RequestTimeoutError";
     this.method = method;
-    this.url = url;
+    this.url = shown;
     this.timeoutMs = timeoutMs;
     this.previousAttemptError = previousAttemptError;
   }
@@ -99,8 +102,12 @@ export class UnsupportedProxyError extends Error {
   }
 }
 
-/** A URL with any user name and password removed; unparsable input is replaced by a placeholder. */
-function redactUrl(url: string): string {
+/**
+ * A URL with any user name and password removed (a server URL such as
+ * `https://admin:pw@host` must never reach an error or a log); unparsable input is replaced
+ * by a placeholder.
+ */
+export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.username = "";
@@ -108,6 +115,42 @@ function redactUrl(url: string): string {
     return parsed.toString();
   } catch {
     return "<unparsable URL>";
+  }
+}
+
+/** `text` with the user information of `url` (`user:password@`, if any) removed. */
+function redactText(text: string, url: string): string {
+  let userinfo: string;
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === "" && parsed.password === "") return text;
+    userinfo = parsed.password === "" ? parsed.username : `${parsed.username}:${parsed.password}`;
+  } catch {
+    return text;
+  }
+  return text.split(`${userinfo}@`).join("").split(userinfo).join("<redacted>");
+}
+
+/**
+ * A response body (after gzip decoding) longer than the client accepts: a buffered body of
+ * `do()`/`doRaw()` over the client's `maxResponseBodyBytes`, or one line of `stream()` over
+ * its limit. Reading stops at the limit and the connection is closed, so a decompression bomb
+ * or a never-ending body cannot grow memory without bound.
+ */
+export class ResponseTooLargeError extends Error {
+  readonly method: string;
+  /** The request URL, without any user name or password it had. */
+  readonly url: string;
+  /** The limit that was exceeded, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(method: string, url: string, what: "body" | "line", limitBytes: number) {
+    const shown = redactUrl(url);
+    super(`${method} ${shown}: response ${what} longer than ${limitBytes} bytes`);
+    this.name = "ResponseTooLargeError";
+    this.method = method;
+    this.url = shown;
+    this.limitBytes = limitBytes;
   }
 }
 

@@ -7,12 +7,18 @@ import type { Clock } from "../core/clock.js";
 import type { Logger } from "../core/logger.js";
 import { StatusError } from "../core/status.js";
 import type { TokenBucket } from "../core/token-bucket.js";
-import { RequestTimeoutError, TransportError } from "./request-errors.js";
+import {
+  redactUrl,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  TransportError,
+} from "./request-errors.js";
 import type { ErrorRequestInfo } from "./response-errors.js";
 import { errorFromResponse } from "./response-errors.js";
+import type { TransportRetryRule } from "./retry-policy.js";
 import {
   CONNECTION_RESET_RETRY_SECONDS,
-  isConnectionResetError,
+  isRetryableTransportError,
   retryDelaySeconds,
 } from "./retry-policy.js";
 import type { HttpMethod, Transport, TransportResponse } from "./transport.js";
@@ -32,6 +38,8 @@ export interface RequestContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly warningHandler: WarningHandler;
+  /** The longest buffered response body in bytes (after gzip decoding). */
+  readonly maxResponseBodyBytes: number;
 }
 
 /** A fully built request. */
@@ -52,6 +60,8 @@ export interface ExecutionOptions {
   readonly streaming: boolean;
   /** Retries allowed after the first attempt. */
   readonly maxRetries: number;
+  /** Which transport errors are retried (client-go's rule for `Do`, `Watch` or `Stream`). */
+  readonly transportRetry: TransportRetryRule;
   readonly signal: AbortSignal | undefined;
   /** Deadline in ms for everything up to the end of `consume` (undefined or <= 0: none). */
   readonly timeoutMs: number | undefined;
@@ -62,11 +72,27 @@ export interface ReceivedResponse extends TransportResponse {
   readonly warnings: readonly Warning[];
 }
 
-/** Reads a body to its end. */
-export async function readBody(body: Readable): Promise<Buffer> {
+/**
+ * Reads a body to its end.
+ *
+ * @throws {ResponseTooLargeError} (after destroying the body) once it passes `limitBytes`.
+ */
+export async function readBody(
+  body: Readable,
+  limitBytes: number,
+  req: Pick<PreparedRequest, "method" | "url">,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
+  let length = 0;
   for await (const chunk of body) {
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    length += bytes.length;
+    if (length > limitBytes) {
+      const error = new ResponseTooLargeError(req.method, req.url.href, "body", limitBytes);
+      body.destroy();
+      throw error;
+    }
+    chunks.push(bytes);
   }
   return Buffer.concat(chunks);
 }
@@ -86,8 +112,9 @@ async function throttle(
   if (ctx.rateLimiter === undefined) return;
   const waited = await ctx.rateLimiter.wait(signal);
   if (waited <= LONG_THROTTLE_LATENCY_MS) return;
-  const message = `Waited for ${Math.round(waited)}ms due to ${reason}, request: ${req.method}:${req.url.href}`;
-  const fields = { waitedMs: waited, method: req.method, url: req.url.href };
+  const url = redactUrl(req.url.href);
+  const message = `Waited for ${Math.round(waited)}ms due to ${reason}, request: ${req.method}:${url}`;
+  const fields = { waitedMs: waited, method: req.method, url };
   if (waited > EXTRA_LONG_THROTTLE_LATENCY_MS) ctx.logger.info(message, fields);
   else ctx.logger.debug(message, fields);
 }
@@ -113,8 +140,9 @@ function handleWarnings(ctx: RequestContext, response: TransportResponse): Warni
  *   attempt and before each retry; waits over 50 ms are logged ("Waited for …ms due to
  *   client-side throttling, not priority and fairness, request: …").
  * - Retries (at most `options.maxRetries`, each logged at info): a 429 or 5xx response with
- *   a numeric `Retry-After` waits that many seconds on the clock; a GET whose connection was
- *   reset before a response waits one second. Other failures are final.
+ *   a numeric `Retry-After` waits that many seconds on the clock; a transport error that
+ *   `options.transportRetry` allows (a GET whose connection was reset before a response, for
+ *   `do`) waits one second. Other failures are final.
  * - Errors: the user's abort rejects with `signal.reason`; the timeout with
  *   {@link RequestTimeoutError}; no response with {@link TransportError}; errors of
  *   `consume` pass through. When an earlier attempt failed, the final error carries it
@@ -138,7 +166,7 @@ export async function executeRequest<R>(
       ? ctx.clock.setTimer(timeoutMs ?? 0, () => timeout.abort(new Error("request timeout")))
       : undefined;
   const signal = combineSignals([userSignal, timeout?.signal]);
-  const url = req.url.href;
+  const url = redactUrl(req.url.href);
   let previous: unknown;
   let throttleReason = "client-side throttling, not priority and fairness";
   try {
@@ -157,11 +185,12 @@ export async function executeRequest<R>(
       } catch (err) {
         if (signal?.aborted) throw err;
         const retryable =
-          req.method === "GET" && isConnectionResetError(err) && attempt < options.maxRetries;
+          isRetryableTransportError(options.transportRetry, req.method, err) &&
+          attempt < options.maxRetries;
         if (!retryable) throw new TransportError(req.method, url, err, previous);
         previous = new TransportError(req.method, url, err);
         ctx.logger.info(
-          `Retrying ${req.method} ${url} in ${CONNECTION_RESET_RETRY_SECONDS}s after a connection reset (attempt ${attempt + 1})`,
+          `Retrying ${req.method} ${url} in ${CONNECTION_RESET_RETRY_SECONDS}s after a transport error (attempt ${attempt + 1})`,
           { error: (previous as Error).message },
         );
         throttleReason = `retries: ${attempt + 1}, retry-after: ${CONNECTION_RESET_RETRY_SECONDS}s - retry-reason: due to retryable error`;
@@ -170,7 +199,7 @@ export async function executeRequest<R>(
       }
       const delaySeconds = retryDelaySeconds(response.statusCode, response.headers);
       if (delaySeconds !== undefined && attempt < options.maxRetries) {
-        const body = await readBody(response.body);
+        const body = await readBody(response.body, ctx.maxResponseBodyBytes, req);
         previous = errorFromResponse(response.statusCode, response.headers, body, req.errorInfo);
         ctx.logger.info(
           `Got a Retry-After ${delaySeconds}s response for attempt ${attempt + 1} to ${url}`,

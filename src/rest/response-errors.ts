@@ -3,6 +3,7 @@
  * body is used as sent; any other body becomes apimachinery's generic server response
  * error for the code (`NewGenericServerResponse`).
  */
+import { isJsonObject } from "../core/json.js";
 import type { Status, StatusReason } from "../core/status.js";
 import { decodeStatus, quoteGo, StatusError } from "../core/status.js";
 import type { ResponseHeaders } from "./rest-response.js";
@@ -34,11 +35,23 @@ function isTextContentType(contentType: string | undefined): boolean {
   return contentType !== undefined && /^\s*text\//i.test(contentType);
 }
 
+/**
+ * A response body's decoded JSON read as a Status, or undefined when it is not one. A body
+ * of kind `Status` without `apiVersion` counts as `v1`, as client-go decodes response bodies
+ * with a default version of v1 for old servers that omit it (`rest/request.go`,
+ * `Result.Error` and `transformResponse`).
+ */
+export function decodeResponseStatus(value: unknown): Status | undefined {
+  const unversioned =
+    isJsonObject(value) && value["kind"] === "Status" && (value["apiVersion"] ?? "") === "";
+  return decodeStatus(unversioned ? { ...value, apiVersion: "v1" } : value);
+}
+
 /** A decoded Status body, or undefined when the body is empty or not a Status. */
 export function statusFromBody(body: Uint8Array): Status | undefined {
   if (body.length === 0) return undefined;
   try {
-    return decodeStatus(JSON.parse(new TextDecoder().decode(body)));
+    return decodeResponseStatus(JSON.parse(new TextDecoder().decode(body)));
   } catch {
     return undefined;
   }

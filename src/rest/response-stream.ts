@@ -24,8 +24,9 @@ export interface ResponseStreamOptions {
   /** The clock of the idle deadline. */
   readonly clock: Clock;
   /**
-   * When set, the stream fails with `idle.error()` if no bytes arrive for `idle.ms` while
-   * the consumer waits for the next item (time spent by the consumer does not count).
+   * When set, the stream fails with `idle.error()` when the consumer has waited `idle.ms` for
+   * the next item: the wait for the response headers counts, and so do bytes that complete
+   * no item (a trickle); time spent by the consumer holding an item does not.
    */
   readonly idle?: { readonly ms: number; readonly error: () => Error };
 }
@@ -52,6 +53,7 @@ function toBytes(chunk: unknown): Uint8Array {
  * - A clean end of the response ends the iteration normally (after the decoder's
  *   end-of-stream check); a connection that breaks mid-response throws
  *   {@link TransportError}; the idle deadline throws the configured error.
+ * - Every timer it arms is cancelled when the stream ends, is closed or aborted.
  */
 export abstract class ResponseStream<T> implements AsyncIterable<T> {
   readonly #open: OpenResponseBody;
@@ -103,6 +105,9 @@ export abstract class ResponseStream<T> implements AsyncIterable<T> {
         ? AbortSignal.any([this.#controller.signal, userSignal])
         : this.#controller.signal;
     let body: Readable | undefined;
+    // The idle deadline runs whenever the consumer waits for an item: through the wait for
+    // the response headers, and across chunks that complete no item (a trickle).
+    let timer = this.#armIdleTimer(() => body);
     try {
       try {
         body = await this.#open(signal);
@@ -113,7 +118,6 @@ export abstract class ResponseStream<T> implements AsyncIterable<T> {
       }
       const chunks = body[Symbol.asyncIterator]();
       for (;;) {
-        const timer = this.#armIdleTimer(body);
         let next: IteratorResult<unknown>;
         try {
           next = await chunks.next();
@@ -121,8 +125,6 @@ export abstract class ResponseStream<T> implements AsyncIterable<T> {
           const failure = this.#mapFailure(err, true);
           if (failure === CLOSED) return;
           throw failure;
-        } finally {
-          timer?.cancel();
         }
         if (next.done) {
           // A stream interrupted on purpose may also just end: report why, not a truncation.
@@ -131,10 +133,16 @@ export abstract class ResponseStream<T> implements AsyncIterable<T> {
           if (interruption !== undefined) throw interruption;
           break;
         }
-        yield* this.decode(toBytes(next.value));
+        for (const item of this.decode(toBytes(next.value))) {
+          timer?.cancel();
+          yield item;
+          timer = this.#armIdleTimer(() => body);
+        }
       }
+      timer?.cancel();
       yield* this.finish();
     } finally {
+      timer?.cancel();
       this.#controller.abort(new Error("stream finished"));
       body?.destroy();
     }
@@ -157,13 +165,14 @@ export abstract class ResponseStream<T> implements AsyncIterable<T> {
     return new TransportError(this.#options.method, this.#options.url, err);
   }
 
-  #armIdleTimer(body: Readable): TimerHandle | undefined {
+  /** Arms the idle deadline; when it expires, the request is aborted and the body destroyed. */
+  #armIdleTimer(body: () => Readable | undefined): TimerHandle | undefined {
     const idle = this.#options.idle;
     if (idle === undefined) return undefined;
     return this.#options.clock.setTimer(idle.ms, () => {
       this.#failure = idle.error();
       this.#controller.abort(this.#failure);
-      body.destroy(this.#failure);
+      body()?.destroy(this.#failure);
     });
   }
 }

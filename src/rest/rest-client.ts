@@ -1,6 +1,7 @@
 /**
  * `RESTClient`: the entry point of the REST layer (client-go's `rest.RESTClient`).
  */
+import { constants } from "node:buffer";
 import type { Clock } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
 import type { Logger } from "../core/logger.js";
@@ -39,7 +40,21 @@ export interface RESTClientOptions {
   readonly maxRetries?: number;
   /** The transport (default: the one shared by every client of the same config object). */
   readonly transport?: Transport;
+  /**
+   * The longest buffered response body (`do()`, `doRaw()`, error bodies) in bytes after gzip
+   * decoding (default {@link DEFAULT_MAX_RESPONSE_BODY_BYTES}); a longer one fails with
+   * `ResponseTooLargeError`.
+   */
+  readonly maxResponseBodyBytes?: number;
 }
+
+/**
+ * The default longest buffered response body: V8's longest string
+ * (`buffer.constants.MAX_STRING_LENGTH`, 2^29 - 24 characters on 64-bit Node), beyond which
+ * a body could not be decoded as text or JSON anyway. client-go sets no limit; this one bounds
+ * what a decompression bomb or a never-ending body can make the client buffer.
+ */
+export const DEFAULT_MAX_RESPONSE_BODY_BYTES = constants.MAX_STRING_LENGTH;
 
 /**
  * The default rate limiter of a config, as client-go's RESTClientFor: qps 0 means 5,
@@ -76,13 +91,14 @@ export class RESTClient implements RequestClient {
   readonly warningHandler: WarningHandler;
   readonly maxRetries: number;
   readonly timeoutMs: number | undefined;
+  readonly maxResponseBodyBytes: number;
   /** The parsed `config.host`; do not mutate. */
   readonly baseUrl: URL;
 
   /**
    * @throws {TypeError} when `config.host` is not an absolute URL.
    * @throws {UnsupportedProxyError} when `config.proxyUrl` is not an http(s) URL.
-   * @throws {RangeError} for an invalid qps/burst or `maxRetries`.
+   * @throws {RangeError} for an invalid qps/burst, `maxRetries` or `maxResponseBodyBytes`.
    */
   constructor(config: RestConfig, options: RESTClientOptions = {}) {
     this.baseUrl = new URL(config.host);
@@ -90,6 +106,11 @@ export class RESTClient implements RequestClient {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
     }
+    const maxBodyBytes = options.maxResponseBodyBytes ?? DEFAULT_MAX_RESPONSE_BODY_BYTES;
+    if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+      throw new RangeError(`maxResponseBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+    }
+    this.maxResponseBodyBytes = maxBodyBytes;
     this.config = config;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? consoleLogger;

@@ -1,8 +1,8 @@
 /**
- * When client-go retries a request (`rest/with_retry.go`): a 429 or 5xx response that
- * carries a numeric `Retry-After` header, waiting that many seconds; and, for GET only, a
- * connection reset before the response, waiting one second. Bodies here are always
- * buffers, so every request is replayable.
+ * When client-go retries a request (`rest/with_retry.go`, `rest/request.go`): a 429 or 5xx
+ * response that carries a numeric `Retry-After` header, waiting that many seconds; and a
+ * transport error the request kind allows (see {@link TransportRetryRule}), waiting one
+ * second. Bodies here are always buffers, so every request is replayable.
  */
 import { errorCodeOf } from "./request-errors.js";
 import type { ResponseHeaders } from "./rest-response.js";
@@ -51,4 +51,42 @@ const CONNECTION_RESET_CODES: ReadonlySet<string> = new Set([
 export function isConnectionResetError(err: unknown): boolean {
   const code = errorCodeOf(err);
   return code !== undefined && CONNECTION_RESET_CODES.has(code);
+}
+
+/** Error codes of a connection or response header wait that timed out (Go's `net.Error.Timeout()`). */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+]);
+
+/** Whether a transport error is a timeout (client-go's `net.IsTimeout`). */
+export function isTimeoutError(err: unknown): boolean {
+  const code = errorCodeOf(err);
+  return code !== undefined && TIMEOUT_CODES.has(code);
+}
+
+/**
+ * Which transport errors (no response) a request kind retries, as client-go's
+ * `rest/request.go` decides:
+ * - `"request"` (`Do`, `DoRaw`): GET only, after a connection reset or a probable EOF;
+ * - `"watch"` (`Watch`): any method, after a probable EOF or a timeout;
+ * - `"none"` (`Stream`): never; only `Retry-After` responses are retried.
+ */
+export type TransportRetryRule = "request" | "watch" | "none";
+
+/** Whether `rule` retries a request with `method` that failed with the transport error `err`. */
+export function isRetryableTransportError(
+  rule: TransportRetryRule,
+  method: string,
+  err: unknown,
+): boolean {
+  switch (rule) {
+    case "request":
+      return method === "GET" && isConnectionResetError(err);
+    case "watch":
+      return isConnectionResetError(err) || isTimeoutError(err);
+    case "none":
+      return false;
+  }
 }

@@ -11,6 +11,7 @@ import { Agent, ProxyAgent, request } from "undici";
 import type { RequestCredentials, RestConfig } from "../config/rest-config.js";
 import { impersonationHeaders } from "./impersonation-headers.js";
 import { UnsupportedProxyError } from "./request-errors.js";
+import { isConnectionResetError } from "./retry-policy.js";
 import type { ResponseHeaders } from "./rest-response.js";
 import { defaultUserAgent } from "./user-agent.js";
 
@@ -36,7 +37,8 @@ export interface TransportResponse {
   readonly headers: ResponseHeaders;
   /**
    * The body, already gunzipped/inflated when the server compressed it. Consume or destroy
-   * it: destroying it before its end closes the connection.
+   * it: destroying it before its end closes the connection. Its size is not limited here:
+   * the REST layer bounds what it buffers (whole bodies, watch frames, stream lines).
    */
   readonly body: Readable;
 }
@@ -70,6 +72,16 @@ const NO_TIMEOUT = 0;
  *   fresh credentials; the request itself is not retried.
  * - Non-streaming requests keep undici's default header and body timeouts (300 s) as a
  *   guard against half-open connections; streaming ones have no body timeout.
+ * - Stale pooled connections (Go's `net/http` transport rules, `shouldRetryRequest` in
+ *   `src/net/http/transport.go`): before each request the transport lets the event loop poll
+ *   for I/O once, so a close the server sent on an idle keep-alive connection (a restart, an
+ *   idle timeout) is seen and that connection dropped before the request could be written to
+ *   it (Go's per-connection read loop sees such an EOF as it arrives; undici's own idle-socket
+ *   check runs once per idle period and goes stale). A request that undici never handed to a
+ *   connection because that connection was closed or reset (Go's `nothingWrittenError`) is
+ *   sent again at once, one time, whatever its method: the server cannot have seen any of
+ *   it. A request that was handed to a connection is never resent here (the REST layer
+ *   applies client-go's rules to it).
  *
  * Proxy settings from the environment (`HTTPS_PROXY`, ...) are not consulted: only
  * `config.proxyUrl`.
@@ -128,14 +140,37 @@ export class Transport {
       headers[name.toLowerCase()] = value;
     }
     for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
-    const response = await request(req.url, {
-      method: req.method,
-      headers,
-      ...(req.body !== undefined ? { body: req.body } : {}),
-      dispatcher,
-      ...(req.signal !== undefined ? { signal: req.signal } : {}),
-      ...(req.streaming ? { bodyTimeout: NO_TIMEOUT } : {}),
-    });
+    const attempt = async (): Promise<Dispatcher.ResponseData<DispatchRecord>> => {
+      await afterIoPoll();
+      const record: DispatchRecord = { dispatched: false };
+      try {
+        return await request(req.url, {
+          method: req.method,
+          headers,
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          dispatcher,
+          ...(req.signal !== undefined ? { signal: req.signal } : {}),
+          ...(req.streaming ? { bodyTimeout: NO_TIMEOUT } : {}),
+          opaque: record,
+        });
+      } catch (err) {
+        if (!record.dispatched && !req.signal?.aborted && isConnectionResetError(err)) {
+          throw new UnsentAttemptError(err);
+        }
+        throw err;
+      }
+    };
+    let response: Dispatcher.ResponseData<DispatchRecord>;
+    try {
+      response = await attempt();
+    } catch (err) {
+      if (!(err instanceof UnsentAttemptError)) throw err;
+      try {
+        response = await attempt();
+      } catch (again) {
+        throw again instanceof UnsentAttemptError ? again.cause : again;
+      }
+    }
     if (response.statusCode === 401) this.config.credentials.invalidate();
     const responseHeaders = normalizeHeaders(response.headers);
     return {
@@ -178,10 +213,70 @@ export class Transport {
     };
     const proxyUrl = this.config.proxyUrl;
     if (proxyUrl !== undefined && proxyUrl !== "") {
-      return new ProxyAgent({ uri: proxyUrl, requestTls: tlsOptions });
+      return new ProxyAgent({ uri: proxyUrl, requestTls: tlsOptions }).compose(recordDispatch);
     }
-    return new Agent({ connect: tlsOptions });
+    return new Agent({ connect: tlsOptions }).compose(recordDispatch);
   }
+}
+
+/** Whether undici handed one request attempt to a connection (it then writes it at once). */
+interface DispatchRecord {
+  dispatched: boolean;
+}
+
+function isDispatchRecord(value: unknown): value is DispatchRecord {
+  return typeof value === "object" && value !== null && "dispatched" in value;
+}
+
+/**
+ * An undici interceptor that marks a request's {@link DispatchRecord} (passed as `opaque`)
+ * when undici dispatches it on a connection: its handler's `onConnect` (legacy handlers, as
+ * `request()` uses) or `onRequestStart` runs right before the request is written.
+ */
+const recordDispatch: Dispatcher.DispatcherComposeInterceptor =
+  (dispatch) => (options, handler) => {
+    const record = (options as { readonly opaque?: unknown }).opaque;
+    if (!isDispatchRecord(record)) return dispatch(options, handler);
+    // Methods are called on the original handler (its private state stays reachable).
+    const bound = new Map<PropertyKey, unknown>();
+    const observed = new Proxy(handler, {
+      get(target, property): unknown {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        let method = bound.get(property);
+        if (method === undefined) {
+          const call = value as (...args: unknown[]) => unknown;
+          method =
+            property === "onConnect" || property === "onRequestStart"
+              ? (...args: unknown[]): unknown => {
+                  record.dispatched = true;
+                  return call.apply(target, args);
+                }
+              : call.bind(target);
+          bound.set(property, method);
+        }
+        return method;
+      },
+    });
+    return dispatch(options, observed);
+  };
+
+/**
+ * Internal to {@link Transport.send}: an attempt failed before undici handed it to a
+ * connection, because the connection was closed or reset; `cause` is undici's error.
+ */
+class UnsentAttemptError extends Error {
+  constructor(cause: unknown) {
+    super("the request was not sent", { cause });
+  }
+}
+
+/**
+ * Resolves once the event loop has polled for I/O at least once: an immediate queued from
+ * inside a check phase runs in the next loop iteration, after its poll phase.
+ */
+function afterIoPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Throws {@link UnsupportedProxyError} unless the proxy URL is an http(s) URL. */

@@ -4,7 +4,7 @@
 import type { JsonObject } from "../core/json.js";
 import { isJsonObject } from "../core/json.js";
 import { decodeStatus } from "../core/status.js";
-import { WatchDecodeError } from "./watch-errors.js";
+import { WatchDecodeError, WatchFrameTooLargeError } from "./watch-errors.js";
 import type { WatchEvent } from "./watch-event.js";
 
 const OPEN_BRACE = 0x7b;
@@ -18,6 +18,14 @@ const NEWLINE = 0x0a;
 
 /** One decoder for every frame: `decode()` without `stream` keeps no state between calls. */
 const utf8 = new TextDecoder();
+
+/**
+ * The default longest frame, 16 MiB: the `maxBytes` limit of apimachinery's streaming decoder
+ * (`staging/src/k8s.io/apimachinery/pkg/runtime/serializer/streaming/streaming.go`,
+ * `ErrObjectTooLarge`), ten times etcd's default request limit (`--max-request-bytes`,
+ * 1.5 MiB), so no object the API server can store is refused.
+ */
+export const DEFAULT_MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** Longest excerpt of a bad frame kept in a {@link WatchDecodeError}. */
 const EXCERPT_CHARS = 200;
@@ -66,15 +74,20 @@ function toWatchEvent(value: unknown, text: string): WatchEvent<JsonObject> {
  * the frame is complete.
  *
  * Errors are sticky: after a {@link WatchDecodeError}, every later {@link read} throws it
- * again. Invalid UTF-8 is replaced by U+FFFD, as Go's decoder does.
+ * again. Invalid UTF-8 is replaced by U+FFFD, as Go's decoder does. A frame longer than the
+ * limit fails with {@link WatchFrameTooLargeError} as soon as the limit is passed, so a
+ * never-ending frame holds at most the limit plus one chunk.
  */
 export class WatchFrameDecoder {
+  readonly #maxFrameBytes: number;
   /** Chunks not scanned yet (the first may be partly scanned: see #offset). */
   readonly #pending: Uint8Array[] = [];
   /** Scan position in the first pending chunk. */
   #offset = 0;
   /** The scanned bytes of the frame in progress. */
   #frame: Uint8Array[] = [];
+  /** The byte length of {@link #frame}. */
+  #frameBytes = 0;
   #inFrame = false;
   #depth = 0;
   #inString = false;
@@ -82,6 +95,18 @@ export class WatchFrameDecoder {
   #failure: WatchDecodeError | undefined;
   /** A line the fast path could not parse: the scanner handles everything up to it. */
   #slowUntil: { readonly chunk: Uint8Array; readonly index: number } | undefined;
+
+  /**
+   * @param maxFrameBytes the longest frame accepted (default
+   *   {@link DEFAULT_MAX_WATCH_FRAME_BYTES}).
+   * @throws {RangeError} when `maxFrameBytes` is not a positive integer.
+   */
+  constructor(maxFrameBytes: number = DEFAULT_MAX_WATCH_FRAME_BYTES) {
+    if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes <= 0) {
+      throw new RangeError(`maxFrameBytes must be a positive integer, got ${maxFrameBytes}`);
+    }
+    this.#maxFrameBytes = maxFrameBytes;
+  }
 
   /** Appends received bytes; nothing is decoded until {@link read}. */
   write(chunk: Uint8Array): void {
@@ -93,7 +118,8 @@ export class WatchFrameDecoder {
    * frame.
    *
    * @throws {WatchDecodeError} on a frame that does not start with `{`, malformed JSON,
-   *   or a frame that is not a valid event.
+   *   or a frame that is not a valid event; {@link WatchFrameTooLargeError} on a frame over
+   *   the limit.
    */
   read(): WatchEvent<JsonObject> | undefined {
     if (this.#failure !== undefined) throw this.#failure;
@@ -155,7 +181,7 @@ export class WatchFrameDecoder {
     while (i < chunk.length && isWhitespace(chunk[i] as number)) i++;
     if (i >= chunk.length || chunk[i] !== OPEN_BRACE) return undefined;
     const newline = chunk.indexOf(NEWLINE, i);
-    if (newline < 0) return undefined;
+    if (newline < 0 || newline - i > this.#maxFrameBytes) return undefined;
     const text = utf8.decode(chunk.subarray(i, newline));
     let value: unknown;
     try {
@@ -201,19 +227,29 @@ export class WatchFrameDecoder {
         else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
           this.#depth--;
           if (this.#depth === 0) {
-            this.#frame.push(chunk.subarray(start, i + 1));
+            this.#append(chunk.subarray(start, i + 1));
             const frame = concat(this.#frame);
             this.#frame = [];
+            this.#frameBytes = 0;
             this.#inFrame = false;
             this.#consume(chunk, i + 1);
             return frame;
           }
         }
       }
-      if (this.#inFrame) this.#frame.push(chunk.subarray(start));
+      if (this.#inFrame) this.#append(chunk.subarray(start));
       this.#consume(chunk, chunk.length);
     }
     return undefined;
+  }
+
+  /** Adds scanned bytes to the frame in progress, failing once it passes the limit. */
+  #append(bytes: Uint8Array): void {
+    this.#frameBytes += bytes.length;
+    if (this.#frameBytes > this.#maxFrameBytes) {
+      throw new WatchFrameTooLargeError(this.#maxFrameBytes, excerpt(this.#frame[0] ?? bytes));
+    }
+    this.#frame.push(bytes);
   }
 
   /** Marks the first pending chunk as scanned up to `position`. */

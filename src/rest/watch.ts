@@ -10,6 +10,12 @@ import { WatchFrameDecoder } from "./watch-frame-decoder.js";
 /** Options of a watch request. */
 export interface WatchOptions {
   /**
+   * The longest watch frame (one encoded event) accepted, in bytes (default
+   * `DEFAULT_MAX_WATCH_FRAME_BYTES`, 16 MiB); a longer one ends the watch with
+   * `WatchFrameTooLargeError`.
+   */
+  readonly maxFrameBytes?: number;
+  /**
    * Grace period added to the request's `timeoutSeconds` to form the idle deadline, in ms
    * (default {@link DEFAULT_WATCH_IDLE_GRACE_MS}).
    */
@@ -24,16 +30,22 @@ export interface WatchOptions {
 export const DEFAULT_WATCH_IDLE_GRACE_MS = 30_000;
 
 /**
- * kube-apiserver's longest default watch duration when the request sets no
- * `timeoutSeconds` (a random value up to twice `--min-request-timeout`, 1800 s).
+ * The silence a watch without `timeoutSeconds` tolerates before the grace period: client-go's
+ * reflector's `minWatchTimeout` (5 min, `tools/cache/reflector.go`), the shortest watch it
+ * asks for. kube-apiserver may keep such a watch open for up to an hour (a random duration
+ * up to twice `--min-request-timeout`, 1800 s), so a quiet but healthy watch can end with
+ * {@link WatchIdleTimeoutError} after 5.5 min; re-watching from the last resourceVersion
+ * loses nothing, while an hour-long wait on a half-open connection would.
  */
-export const SERVER_MAX_DEFAULT_WATCH_MS = 3_600_000;
+export const DEFAULT_WATCH_IDLE_BASE_MS = 300_000;
 
 /**
  * The idle deadline of a watch in ms, or undefined for none: `options.idleTimeoutMs` when
  * set (0 → none); otherwise `timeoutSeconds` (or, when the request has none,
- * {@link SERVER_MAX_DEFAULT_WATCH_MS}) plus the grace period. A healthy server ends a
- * watch by its timeout, so a stream silent for longer is presumed half-open.
+ * {@link DEFAULT_WATCH_IDLE_BASE_MS}) plus the grace period. A healthy server ends a
+ * watch by its timeout, so a stream that completes no event for longer (no bytes, or bytes
+ * that never complete a frame; the wait for the response headers included) is presumed
+ * half-open or hostile and closed.
  */
 export function watchIdleTimeoutMs(
   timeoutSeconds: number | undefined,
@@ -45,7 +57,7 @@ export function watchIdleTimeoutMs(
   const serverMs =
     timeoutSeconds !== undefined && timeoutSeconds > 0
       ? timeoutSeconds * 1000
-      : SERVER_MAX_DEFAULT_WATCH_MS;
+      : DEFAULT_WATCH_IDLE_BASE_MS;
   return serverMs + (options.idleGraceMs ?? DEFAULT_WATCH_IDLE_GRACE_MS);
 }
 
@@ -60,16 +72,21 @@ export function watchIdleTimeoutMs(
  * - The server ending the response cleanly (its `timeoutSeconds`, or a cut such as
  *   `closeWatches`) ends the iteration normally; the connection breaking (server restart,
  *   reset) throws a TransportError; a malformed frame or unknown event type throws
- *   {@link WatchDecodeError} (events before it were delivered); no bytes for the idle
- *   deadline throws {@link WatchIdleTimeoutError} and closes the connection.
+ *   {@link WatchDecodeError} (events before it were delivered), a frame over the size limit
+ *   `WatchFrameTooLargeError`; no complete event within the idle deadline throws
+ *   {@link WatchIdleTimeoutError} and closes the connection.
  * - `close()`, breaking out of the loop or aborting the signal closes the connection.
  */
 export class Watch<T> extends ResponseStream<WatchEvent<T>> {
-  readonly #decoder = new WatchFrameDecoder();
+  readonly #decoder: WatchFrameDecoder;
 
-  /** Built by `RequestBuilder.watch()`; `open` performs the request. */
-  constructor(open: OpenResponseBody, options: ResponseStreamOptions) {
+  /**
+   * Built by `RequestBuilder.watch()`; `open` performs the request. Frames longer than
+   * `maxFrameBytes` (default `DEFAULT_MAX_WATCH_FRAME_BYTES`, 16 MiB) end the watch.
+   */
+  constructor(open: OpenResponseBody, options: ResponseStreamOptions, maxFrameBytes?: number) {
     super(open, options);
+    this.#decoder = new WatchFrameDecoder(maxFrameBytes);
   }
 
   protected *decode(chunk: Uint8Array): Generator<WatchEvent<T>> {

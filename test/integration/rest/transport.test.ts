@@ -18,9 +18,13 @@ import { isConflict, type StatusError } from "../../../src/core/status.js";
 import {
   RequestTimeoutError,
   ResponseDecodeError,
+  ResponseTooLargeError,
   TransportError,
 } from "../../../src/rest/request-errors.js";
+import { WatchFrameTooLargeError } from "../../../src/rest/watch-errors.js";
 import { RESTClient } from "../../../src/rest/rest-client.js";
+import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
+import { Transport } from "../../../src/rest/transport.js";
 import { ApiServer } from "../../../src/testing/index.js";
 import { createCertificateAuthority } from "../../../src/testing/server/certificates.js";
 
@@ -264,6 +268,101 @@ describe("transport failures", () => {
   });
 });
 
+describe("stale pooled connections", () => {
+  it("sends a PATCH right after a server restart on a fresh connection (5 restarts)", async () => {
+    const server = await ApiServer.start();
+    cleanups.push(() => server.stop());
+    const config: RestConfig = { ...server.kubeConfig().restConfig(), qps: -1, burst: 0 };
+    const client = new RESTClient(config, { logger: noopLogger });
+    cleanups.push(() => client.transport.close());
+    const configMap = () => client.get().version("v1").namespace("default").resource("configmaps");
+    const patch = (data: Record<string, string>) =>
+      client
+        .patch("application/merge-patch+json")
+        .version("v1")
+        .namespace("default")
+        .resource("configmaps")
+        .name("stale")
+        .body({ data })
+        .do();
+    await client
+      .post()
+      .version("v1")
+      .namespace("default")
+      .resource("configmaps")
+      .body({ metadata: { name: "stale" } })
+      .do();
+    for (let i = 0; i < 5; i++) {
+      await patch({ before: String(i) });
+      await server.faults.restart();
+      await patch({ after: String(i) });
+    }
+    const { body } = await configMap().name("stale").do<{ data: Record<string, string> }>();
+    expect(body.data).toEqual({ before: "4", after: "4" });
+  });
+
+  it("sends a POST again, once, when its connection was reset before it was written", async () => {
+    const authority = await createCertificateAuthority();
+    const serving = await authority.issueServing({ dnsNames: [], ipAddresses: ["127.0.0.1"] });
+    let connections = 0;
+    let posts = 0;
+    const server = createHttpsServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+      posts++;
+      req.resume();
+      req.on("end", () => res.writeHead(201, { "content-type": "application/json" }).end("{}"));
+    });
+    // The first connection is reset during the TLS handshake: undici never dispatches on it.
+    server.prependListener("connection", (socket: Socket) => {
+      if (++connections === 1) socket.resetAndDestroy();
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    cleanups.push(() => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const client = new RESTClient(
+      httpConfig(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+        tls: { caPem: authority.ca.certPem },
+      }),
+      { clock: new FakeClock(), logger: noopLogger },
+    );
+    cleanups.push(() => client.transport.close());
+    const { statusCode } = await client.post().absPath("/api").body({}).do();
+    expect(statusCode).toBe(201);
+    expect(connections).toBe(2);
+    expect(posts).toBe(1);
+  });
+
+  it("does not send a POST again that reached the server on a reused connection", async () => {
+    const sockets: Socket[] = [];
+    let posts = 0;
+    const { url } = await startServer((req, res) => {
+      sockets.push(req.socket);
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        return;
+      }
+      posts++;
+      req.resume();
+      req.on("end", () => req.socket.destroy());
+    });
+    const client = new RESTClient(httpConfig(url), { clock: new FakeClock(), logger: noopLogger });
+    cleanups.push(() => client.transport.close());
+    await client.get().absPath("/api").do();
+    const err = await client
+      .post()
+      .absPath("/api")
+      .body({})
+      .do()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).code).toBe("UND_ERR_SOCKET");
+    expect(posts).toBe(1);
+    expect(sockets[1]).toBe(sockets[0]);
+  });
+});
+
 describe("stream connections", () => {
   /** A server that opens a watch, sends one event and keeps the response open; records closes. */
   async function watchServer(): Promise<{ url: string; closed: Promise<void> }> {
@@ -314,6 +413,155 @@ describe("stream connections", () => {
     controller.abort(new Error("stop"));
     await expect(pending2).rejects.toThrow("stop");
     await second.closed;
+  });
+});
+
+describe("transport errors of streams", () => {
+  it("does not retry stream() after a connection reset (client-go's Request.Stream)", async () => {
+    let requests = 0;
+    const { url } = await startServer((req, res) => {
+      if (++requests === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/plain" }).end("line\n");
+    });
+    const clock = new FakeClock();
+    const client = new RESTClient(httpConfig(url), { clock, logger: noopLogger });
+    const lines = client.get().absPath("/log").stream()[Symbol.asyncIterator]();
+    const outcome = await Promise.race([
+      lines.next().then(
+        () => "a line",
+        (err: unknown) => err,
+      ),
+      clock.waitForTimers(1).then(() => "a retry was scheduled"),
+    ]);
+    expect(outcome).toBeInstanceOf(TransportError);
+    expect(requests).toBe(1);
+  });
+
+  it("retries watch() after a timeout (client-go's Request.Watch), waiting 1 s", async () => {
+    const { url } = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(`${JSON.stringify({ type: "ADDED", object: { kind: "Pod" } })}\n`);
+    });
+    const config = httpConfig(url);
+    let sends = 0;
+    /** A transport whose first connection attempt times out. */
+    class TimingOutTransport extends Transport {
+      override send(req: TransportRequest): Promise<TransportResponse> {
+        if (++sends === 1) {
+          const timeout = Object.assign(new Error("Connect Timeout Error"), {
+            code: "UND_ERR_CONNECT_TIMEOUT",
+          });
+          return Promise.reject(timeout);
+        }
+        return super.send(req);
+      }
+    }
+    const transport = new TimingOutTransport(config);
+    cleanups.push(() => transport.close());
+    const clock = new FakeClock();
+    const client = new RESTClient(config, { clock, logger: noopLogger, transport });
+    const events = client.get().version("v1").resource("pods").watch()[Symbol.asyncIterator]();
+    const first = events.next();
+    await clock.waitForTimers(2); // the idle deadline and the retry wait
+    expect(clock.nextTimerAt()).toBe(clock.now() + 1000);
+    clock.advance(1000);
+    expect((await first).value).toMatchObject({ type: "ADDED" });
+    expect(sends).toBe(2);
+  });
+
+  it("does not retry do() after a timeout", async () => {
+    const { url } = await startServer((_req, res) => res.end("{}"));
+    const config = httpConfig(url);
+    class TimingOutTransport extends Transport {
+      override send(): Promise<TransportResponse> {
+        return Promise.reject(
+          Object.assign(new Error("timeout"), { code: "UND_ERR_CONNECT_TIMEOUT" }),
+        );
+      }
+    }
+    const transport = new TimingOutTransport(config);
+    cleanups.push(() => transport.close());
+    const client = new RESTClient(config, {
+      clock: new FakeClock(),
+      logger: noopLogger,
+      transport,
+    });
+    await expect(client.get().absPath("/api").do()).rejects.toBeInstanceOf(TransportError);
+  });
+});
+
+describe("response size limits", () => {
+  it("stops reading a gzip bomb at maxResponseBodyBytes with ResponseTooLargeError", async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)); // 64 MiB of spaces, ~64 KiB
+    const { url } = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(bomb);
+    });
+    const client = new RESTClient(httpConfig(url), {
+      logger: noopLogger,
+      maxResponseBodyBytes: 1024 * 1024,
+    });
+    cleanups.push(() => client.transport.close());
+    const err = await client
+      .get()
+      .absPath("/api")
+      .do()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as ResponseTooLargeError).limitBytes).toBe(1024 * 1024);
+    expect(() => new RESTClient(httpConfig(url), { maxResponseBodyBytes: 0 })).toThrow(RangeError);
+  });
+
+  it("ends a watch whose gzip body inflates to a never-ending frame", async () => {
+    const frameStart = Buffer.from('{"type":"ADDED","object":{"data":"');
+    const bomb = gzipSync(Buffer.concat([frameStart, Buffer.alloc(64 * 1024 * 1024, 0x61)]));
+    const { url } = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.write(bomb); // and never ends
+    });
+    const client = new RESTClient(httpConfig(url), { logger: noopLogger });
+    cleanups.push(() => client.transport.close());
+    const watch = client
+      .get()
+      .version("v1")
+      .resource("pods")
+      .watch({ maxFrameBytes: 1024 * 1024 });
+    const err = await watch[Symbol.asyncIterator]()
+      .next()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WatchFrameTooLargeError);
+  });
+});
+
+describe("credentials in the server URL", () => {
+  it("never shows the URL's user name and password in transport errors", async () => {
+    const { server, url } = await startServer((req) => req.socket.destroy());
+    const port = (server.address() as AddressInfo).port;
+    const host = url.replace("http://", "http://admin:s3cr3t-pw@");
+    const client = new RESTClient(httpConfig(host), { clock: new FakeClock(), logger: noopLogger });
+    cleanups.push(() => client.transport.close());
+    const reset = await client
+      .post()
+      .absPath("/api")
+      .body({})
+      .do()
+      .catch((e: unknown) => e);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const refused = await client
+      .post()
+      .absPath("/api")
+      .do()
+      .catch((e: unknown) => e);
+    for (const err of [reset, refused]) {
+      expect(err).toBeInstanceOf(TransportError);
+      const text = `${String(err)} ${(err as TransportError).url} ${JSON.stringify(err)}`;
+      expect(text).not.toContain("s3cr3t-pw");
+      expect(text).not.toContain("admin");
+      expect((err as TransportError).url).toBe(`http://127.0.0.1:${port}/api`);
+    }
   });
 });
 

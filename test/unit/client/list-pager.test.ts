@@ -150,6 +150,18 @@ describe("listAllPages", () => {
     expect(second.requests).toHaveLength(1);
   });
 
+  it("sends no further page once the signal aborted during onPage", async () => {
+    const { fetch, requests } = endpoint(10);
+    const controller = new AbortController();
+    const listing = listAllPages<Item, Page>(fetch, {
+      limit: 2,
+      signal: controller.signal,
+      onPage: () => controller.abort(new Error("stop listing")),
+    });
+    await expect(listing).rejects.toThrow("stop listing");
+    expect(requests).toHaveLength(1);
+  });
+
   it("returns an empty result for an empty list, and tolerates lists without items", async () => {
     const { fetch } = endpoint(0);
     expect(await listAllPages<Item, Page>(fetch)).toEqual({
@@ -183,6 +195,16 @@ describe("listPages", () => {
   it("stops fetching when the consumer breaks", async () => {
     const { fetch, requests } = endpoint(10);
     for await (const _ of listPages<Page>(fetch, { limit: 2 })) break;
+    expect(requests).toHaveLength(1);
+  });
+
+  it("checks the signal between pages and sends nothing once it is aborted", async () => {
+    const { fetch, requests } = endpoint(10);
+    const controller = new AbortController();
+    const pages = listPages<Page>(fetch, { limit: 2, signal: controller.signal });
+    expect((await pages.next()).done).toBe(false);
+    controller.abort(new Error("stop paging"));
+    await expect(pages.next()).rejects.toThrow("stop paging");
     expect(requests).toHaveLength(1);
   });
 

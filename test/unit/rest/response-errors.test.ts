@@ -10,6 +10,7 @@ import {
   StatusError,
 } from "../../../src/core/status.js";
 import {
+  decodeResponseStatus,
   errorFromResponse,
   genericServerResponseError,
 } from "../../../src/rest/response-errors.js";
@@ -19,6 +20,21 @@ const json = { "content-type": "application/json" };
 const text = { "content-type": "text/plain; charset=utf-8" };
 
 describe("errorFromResponse with a Status body", () => {
+  it("decodes a Status without apiVersion as v1 (client-go's default version)", () => {
+    const body = bytes(
+      JSON.stringify({ kind: "Status", status: "Failure", reason: "Conflict", message: "busy" }),
+    );
+    const err = errorFromResponse(409, json, body, { method: "PUT", resource: "pods" });
+    expect(isConflict(err)).toBe(true);
+    expect(err.status).toMatchObject({ apiVersion: "v1", code: 409, message: "busy" });
+    expect(decodeResponseStatus({ kind: "Status", apiVersion: "", code: 404 })).toMatchObject({
+      status: "Failure",
+      code: 404,
+    });
+    expect(decodeResponseStatus({ kind: "Status", apiVersion: "v2" })).toBeUndefined();
+    expect(decodeResponseStatus({ kind: "Pod" })).toBeUndefined();
+  });
+
   it("uses the Status as sent", () => {
     const body = bytes(
       JSON.stringify({

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../../src/core/clock.js";
 import { StatusError } from "../../../src/core/status.js";
 import { LineStream } from "../../../src/rest/line-stream.js";
-import { TransportError } from "../../../src/rest/request-errors.js";
+import { ResponseTooLargeError, TransportError } from "../../../src/rest/request-errors.js";
 import type { ResponseStreamOptions } from "../../../src/rest/response-stream.js";
-import { Watch, watchIdleTimeoutMs } from "../../../src/rest/watch.js";
+import { DEFAULT_WATCH_IDLE_BASE_MS, Watch, watchIdleTimeoutMs } from "../../../src/rest/watch.js";
 import { WatchDecodeError, WatchIdleTimeoutError } from "../../../src/rest/watch-errors.js";
 
 interface Harness {
@@ -184,16 +184,78 @@ describe("Watch idle deadline", () => {
     expect(h.signal?.aborted).toBe(true);
   });
 
+  it("covers the wait for the response headers", async () => {
+    const clock = new FakeClock(0);
+    let openSignal: AbortSignal | undefined;
+    const watch = new Watch<{ n: number }>(
+      (signal) =>
+        new Promise((_resolve, reject) => {
+          openSignal = signal;
+          signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+        }),
+      options(clock, { idle: { ms: 500, error: () => new WatchIdleTimeoutError(500) } }),
+    );
+    const pending = watch[Symbol.asyncIterator]().next();
+    await clock.waitForTimers(1);
+    clock.advance(500);
+    await expect(pending).rejects.toBeInstanceOf(WatchIdleTimeoutError);
+    expect(openSignal?.aborted).toBe(true);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("fails a stream that trickles bytes but completes no event in time", async () => {
+    const clock = new FakeClock(0);
+    const h = harness();
+    const it = watchOf(
+      h,
+      options(clock, { idle: { ms: 500, error: () => new WatchIdleTimeoutError(500) } }),
+    )[Symbol.asyncIterator]();
+    const pending = it.next().then(
+      () => "an event",
+      (err: unknown) => err,
+    );
+    await clock.waitForTimers(1);
+    h.body.write('{"type":"ADDED",');
+    for (let i = 0; i < 4; i++) {
+      clock.advance(100);
+      h.body.write(" ");
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(clock.pendingTimers()).toBe(1);
+    clock.advance(100);
+    expect(await pending).toBeInstanceOf(WatchIdleTimeoutError);
+    expect(h.body.destroyed).toBe(true);
+  });
+
   it("computes the deadline from timeoutSeconds plus the grace, or the explicit override", () => {
     expect(watchIdleTimeoutMs(300, {})).toBe(330_000);
     expect(watchIdleTimeoutMs(1, { idleGraceMs: 200 })).toBe(1200);
-    expect(watchIdleTimeoutMs(undefined, {})).toBe(3_630_000);
+    // Without timeoutSeconds: client-go's reflector minWatchTimeout (5 min) plus the grace.
+    expect(watchIdleTimeoutMs(undefined, {})).toBe(330_000);
+    expect(DEFAULT_WATCH_IDLE_BASE_MS).toBe(300_000);
     expect(watchIdleTimeoutMs(300, { idleTimeoutMs: 250 })).toBe(250);
     expect(watchIdleTimeoutMs(300, { idleTimeoutMs: 0 })).toBeUndefined();
   });
 });
 
 describe("LineStream", () => {
+  it("fails with ResponseTooLargeError on a line over its limit, across chunks", async () => {
+    const body = new PassThrough();
+    const lines = new LineStream(async () => body, options(new FakeClock(0)), 10);
+    const it = lines[Symbol.asyncIterator]();
+    body.write("0123456789\n01234");
+    expect(await it.next()).toEqual({ done: false, value: "0123456789" });
+    const next = it.next();
+    body.write("56789A");
+    const err = await next.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as ResponseTooLargeError).limitBytes).toBe(10);
+    expect(body.destroyed).toBe(true);
+  });
+
   it("splits lines across chunks, keeps split UTF-8 characters whole and yields a last partial line", async () => {
     const body = new PassThrough();
     const lines = new LineStream(async () => body, options(new FakeClock(0)));

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   isConnectionResetError,
+  isRetryableTransportError,
+  isTimeoutError,
   retryAfterHeaderSeconds,
   retryDelaySeconds,
 } from "../../../src/rest/retry-policy.js";
@@ -45,5 +47,26 @@ describe("isConnectionResetError", () => {
     expect(isConnectionResetError(refused)).toBe(false);
     expect(isConnectionResetError(new Error("boom"))).toBe(false);
     expect(isConnectionResetError("ECONNRESET")).toBe(false);
+  });
+});
+
+describe("isRetryableTransportError", () => {
+  const reset = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+  const timeout = Object.assign(new Error("Connect Timeout Error"), {
+    code: "UND_ERR_CONNECT_TIMEOUT",
+  });
+  const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+
+  it("follows client-go's rules for Do, Watch and Stream", () => {
+    expect(isTimeoutError(timeout)).toBe(true);
+    expect(isTimeoutError(reset)).toBe(false);
+    expect(isRetryableTransportError("request", "GET", reset)).toBe(true);
+    expect(isRetryableTransportError("request", "POST", reset)).toBe(false);
+    expect(isRetryableTransportError("request", "GET", timeout)).toBe(false);
+    expect(isRetryableTransportError("watch", "GET", reset)).toBe(true);
+    expect(isRetryableTransportError("watch", "GET", timeout)).toBe(true);
+    expect(isRetryableTransportError("watch", "GET", refused)).toBe(false);
+    expect(isRetryableTransportError("none", "GET", reset)).toBe(false);
+    expect(isRetryableTransportError("none", "GET", timeout)).toBe(false);
   });
 });

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../../../src/core/json.js";
-import { WatchDecodeError } from "../../../src/rest/watch-errors.js";
+import { WatchDecodeError, WatchFrameTooLargeError } from "../../../src/rest/watch-errors.js";
 import type { WatchEvent } from "../../../src/rest/watch-event.js";
-import { WatchFrameDecoder } from "../../../src/rest/watch-frame-decoder.js";
+import {
+  DEFAULT_MAX_WATCH_FRAME_BYTES,
+  WatchFrameDecoder,
+} from "../../../src/rest/watch-frame-decoder.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -199,5 +202,48 @@ describe("WatchFrameDecoder events", () => {
     const d = new WatchFrameDecoder();
     d.write(bytes(frame("ADDED", "a")));
     expect(() => d.end()).toThrow(/read\(\) every pending event/);
+  });
+});
+
+describe("WatchFrameDecoder frame limit", () => {
+  it("fails a never-ending frame once it passes 16 MiB, holding no more than one extra chunk", () => {
+    expect(DEFAULT_MAX_WATCH_FRAME_BYTES).toBe(16 * 1024 * 1024);
+    const d = new WatchFrameDecoder();
+    const chunk = new Uint8Array(64 * 1024).fill(0x61); // "aaaa…" inside a string
+    d.write(bytes('{"type":"ADDED","object":{"data":"'));
+    expect(d.read()).toBeUndefined();
+    let written = 0;
+    let failure: unknown;
+    while (failure === undefined && written < 64 * 1024 * 1024) {
+      d.write(chunk);
+      written += chunk.length;
+      try {
+        d.read();
+      } catch (err) {
+        failure = err;
+      }
+    }
+    expect(failure).toBeInstanceOf(WatchFrameTooLargeError);
+    expect(failure).toBeInstanceOf(WatchDecodeError);
+    expect((failure as WatchFrameTooLargeError).maxFrameBytes).toBe(DEFAULT_MAX_WATCH_FRAME_BYTES);
+    expect(written).toBeLessThanOrEqual(DEFAULT_MAX_WATCH_FRAME_BYTES + chunk.length);
+    expect(() => d.read()).toThrow(WatchFrameTooLargeError);
+  });
+
+  it("applies a configured limit to line frames and to frames split across chunks", () => {
+    const big = frame("ADDED", "x".repeat(200));
+    const lined = new WatchFrameDecoder(150);
+    lined.write(bytes(frame("ADDED", "small") + big));
+    expect(lined.read()?.type).toBe("ADDED");
+    expect(() => lined.read()).toThrow(WatchFrameTooLargeError);
+
+    const split = new WatchFrameDecoder(150);
+    for (let i = 0; i < big.length; i += 7) split.write(bytes(big.slice(i, i + 7)));
+    expect(() => drain(split)).toThrow(WatchFrameTooLargeError);
+
+    const exact = new WatchFrameDecoder(big.length - 1); // the newline is not part of the frame
+    exact.write(bytes(big));
+    expect(drain(exact)).toHaveLength(1);
+    expect(() => new WatchFrameDecoder(0)).toThrow(RangeError);
   });
 });
