@@ -1,6 +1,16 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // Examples import the package by name, as users do; in-process tests run them on the source.
+  resolve: {
+    alias: [
+      { find: /^kubekit$/, replacement: source("./src/index.ts") },
+      { find: /^kubekit\/testing$/, replacement: source("./src/testing/index.ts") },
+    ],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

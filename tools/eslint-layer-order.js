@@ -1,4 +1,4 @@
-// ESLint rule enforcing the layer order of shared/DESIGN.md: a file in src/<layer>/
+// ESLint rule enforcing the layer order of ARCHITECTURE.md: a file in src/<layer>/
 // may import only from its own layer and the layers listed before it.
 import path from "node:path";
 
@@ -46,10 +46,10 @@ export function mayImport(from, to) {
 export const layerOrderRule = {
   meta: {
     type: "problem",
-    docs: { description: "enforce the layer order of DESIGN.md between src/ folders" },
+    docs: { description: "enforce the layer order of ARCHITECTURE.md between src/ folders" },
     schema: [],
     messages: {
-      forbidden: "src/{{from}} may not import from src/{{to}} (layer order, see DESIGN.md)",
+      forbidden: "src/{{from}} may not import from src/{{to}} (layer order, see ARCHITECTURE.md)",
     },
   },
   create(context) {

@@ -1,15 +1,54 @@
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { ApiServer } from "../testing/api-server.js";
 
+/** The help of `kubekit serve`. */
+export const SERVE_USAGE = `usage: kubekit serve [--port N] [--tls] [--kubeconfig-out FILE] [--minor-version N]
+
+Runs the embedded Kubernetes API server on 127.0.0.1 until interrupted (Ctrl+C, SIGTERM)
+and writes a kubeconfig for kubectl.
+
+  --port N              port to listen on (default 0: a free one)
+  --tls                 serve HTTPS with a generated CA and require the bearer token written
+                        into the kubeconfig (kubectl sends credentials only over TLS)
+  --kubeconfig-out FILE write the kubeconfig to FILE and keep it on exit (default: a file in
+                        the temporary directory, removed on exit)
+  --minor-version N     the Kubernetes minor version /version reports (v1.N; default v1.32)
+  -h, --help            print this help
+`;
+
+/** An integer option's value within [min, max], or an error message naming the option. */
+function integerOption(name: string, text: string, min: number, max: number): number | string {
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  return Number.isSafeInteger(value) && value >= min && value <= max
+    ? value
+    : `--${name} must be an integer between ${min} and ${max}, got "${text}"`;
+}
+
+/** Reports a usage error of `kubekit serve`; returns its exit code. */
+function usageError(message: string): number {
+  process.stderr.write(`kubekit serve: ${message}\n`);
+  return 2;
+}
+
 /**
- * `kubekit serve [--port N] [--tls] [--kubeconfig-out FILE]`: runs the embedded API server
- * until SIGINT/SIGTERM, writes a kubeconfig for kubectl and says where it is.
- * With --tls the server also requires a bearer token (written into the kubeconfig).
+ * `kubekit serve`: runs the embedded API server until SIGINT/SIGTERM, writes a kubeconfig for
+ * kubectl and says where it is. With `--tls` the server also requires a bearer token (a random
+ * one, written into the kubeconfig). A kubeconfig written to the default temporary path is
+ * removed when the server stops; one named with `--kubeconfig-out` is kept. Returns the exit
+ * code (2 for a usage error).
  */
 export async function serveCommand(args: string[], server: typeof ApiServer): Promise<number> {
-  let values: { port?: string; tls?: boolean; "kubeconfig-out"?: string };
+  let values: {
+    port?: string;
+    tls?: boolean;
+    "kubeconfig-out"?: string;
+    "minor-version"?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args,
@@ -17,45 +56,57 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
         port: { type: "string" },
         tls: { type: "boolean" },
         "kubeconfig-out": { type: "string" },
+        "minor-version": { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
       strict: true,
     }));
   } catch (err) {
-    process.stderr.write(`kubekit serve: ${(err as Error).message}\n`);
+    process.stderr.write(`kubekit serve: ${(err as Error).message}\n\n${SERVE_USAGE}`);
     return 2;
   }
-  const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(
-      `kubekit serve: --port must be an integer between 0 and 65535, got "${values.port}"\n`,
-    );
-    return 2;
+  if (values.help === true) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
   }
+  const port = integerOption("port", values.port ?? "0", 0, 65535);
+  if (typeof port === "string") return usageError(port);
+  const minor =
+    values["minor-version"] === undefined
+      ? undefined
+      : integerOption("minor-version", values["minor-version"], 0, 999);
+  if (typeof minor === "string") return usageError(minor);
+  // Listen for the stop signals before anything starts, so that a signal arriving at any point
+  // from here on stops the server and removes the kubeconfig instead of killing the process.
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
   const tls = values.tls === true;
-  const token = tls
-    ? `kubekit-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`
-    : undefined;
+  const token = tls ? `kubekit-${randomBytes(24).toString("base64url")}` : undefined;
   const api = await server.start({
     port,
     tls,
+    ...(minor === undefined ? {} : { minorVersion: String(minor) }),
     ...(token
       ? { auth: { tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } } } }
       : {}),
   });
+  const keepKubeconfig = values["kubeconfig-out"] !== undefined;
   const kubeconfig = values["kubeconfig-out"] ?? join(tmpdir(), `kubekit-${api.port}.kubeconfig`);
-  await api.writeKubeconfig(kubeconfig);
-  process.stdout.write(
-    `kubekit API server listening on ${api.url}\n` +
-      `kubeconfig written to ${kubeconfig}\n\n` +
-      `  export KUBECONFIG=${kubeconfig}\n  kubectl get namespaces\n\n` +
-      `Press Ctrl+C to stop.\n`,
-  );
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  await api.stop();
+  try {
+    await api.writeKubeconfig(kubeconfig);
+    process.stdout.write(
+      `kubekit API server listening on ${api.url}\n` +
+        `kubeconfig written to ${kubeconfig}${keepKubeconfig ? "" : " (removed on exit)"}\n\n` +
+        `  export KUBECONFIG=${kubeconfig}\n  kubectl get namespaces\n\n` +
+        `Press Ctrl+C to stop.\n`,
+    );
+    await stopRequested;
+  } finally {
+    await api.stop();
+    if (!keepKubeconfig) await rm(kubeconfig, { force: true });
+  }
   process.stdout.write("kubekit API server stopped\n");
   return 0;
 }

@@ -1,6 +1,6 @@
 /**
  * Conversion of aggregated discovery documents (`APIGroupDiscoveryList` of
- * `apidiscovery.k8s.io` v2 / v2beta1, apiserver-semantics.md §2.2) into the typed discovery
+ * `apidiscovery.k8s.io` v2 / v2beta1, KEP-3352 aggregated discovery) into the typed discovery
  * model shared with the legacy documents.
  */
 import type { APIGroup, GroupVersionForDiscovery } from "kubernetes-types/meta/v1.js";

@@ -1,7 +1,7 @@
 /**
- * `DiskCachedDiscovery`: discovery cached in files laid out like kubectl's
- * (client-go's `discovery/cached/disk`, kubectl-trace.md §2), so kubectl and kubekit can share
- * `~/.kube/cache/discovery`.
+ * `DiskCachedDiscovery`: discovery cached in files laid out like kubectl's (client-go's
+ * `staging/src/k8s.io/client-go/discovery/cached/disk/cached_discovery.go`), so kubectl and kubekit
+ * can share `~/.kube/cache/discovery`.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";

@@ -1,8 +1,9 @@
 /**
- * The legacy (unaggregated) discovery documents (apiserver-semantics.md §2.1): `APIVersions`
- * from `/api`, `APIGroupList` from `/apis`, `APIResourceList` from `/api/v1` and
- * `/apis/{group}/{version}`. Decoding into the typed discovery model, and encoding back into
- * the wire form (the form kubectl's disk cache stores).
+ * The legacy (unaggregated) discovery documents
+ * (`staging/src/k8s.io/apiserver/pkg/endpoints/discovery/`): `APIVersions` from `/api`,
+ * `APIGroupList` from `/apis`, `APIResourceList` from `/api/v1` and `/apis/{group}/{version}`.
+ * Decoding into the typed discovery model, and encoding back into the wire form (the form kubectl's
+ * disk cache stores).
  */
 import type {
   APIGroup,

@@ -1,6 +1,7 @@
 /**
- * Content negotiation of discovery (apiserver-semantics.md §2.2): the Accept header that asks
- * for aggregated discovery with a legacy fallback, and the rule that tells, from the response
+ * Content negotiation of discovery (KEP-3352,
+ * `staging/src/k8s.io/client-go/discovery/discovery_client.go`): the Accept header that asks for
+ * aggregated discovery with a legacy fallback, and the rule that tells, from the response
  * Content-Type alone, which of the two formats the server answered with.
  */
 

@@ -1,16 +1,24 @@
 /**
  * The clients: `Clientset` (typed, generated from the built-in resource table),
  * `DynamicClient` (unstructured objects of any resource) and `MetadataClient`
- * (PartialObjectMetadata of any resource), with the paginated list helpers they share.
+ * (PartialObjectMetadata of any resource), with the paginated list helpers they share, the
+ * `DiscoveryClient` with its memory and disk caches, and the `RESTMapper`.
+ *
+ * Internals (discovery document conversion and encoding, media types, request targeting,
+ * PartialObjectMetadata conversion, the mapper's index) are imported from their modules.
  *
  * @packageDocumentation
  */
 export { Clientset, type ClientsetOptions } from "./clientset.js";
+// The generated module declares the typed group clients and per-resource client types of the
+// built-in resource table, all public by construction (tools/generate-clientset.ts); the API
+// report (api/kubekit.api.md) lists every name it contributes.
 export * from "./generated/typed-clientset.js";
 export { ResourceClient } from "./resource-client.js";
 export { PodResourceClient, type EvictOptions, type PodLogOptions } from "./pod-client.js";
 export { ServiceAccountResourceClient } from "./service-account-client.js";
 export { DynamicClient, DynamicResourceClient } from "./dynamic-client.js";
+export type { ResourceTarget } from "./resource-request.js";
 // The metadata Accept headers (PARTIAL_OBJECT_METADATA_ACCEPT, ..._LIST_ACCEPT) stay
 // module-level exports of metadata-client.ts: src/cache exports constants of the same names.
 export {
@@ -19,7 +27,6 @@ export {
   MetadataResourceClient,
 } from "./metadata-client.js";
 export { MetadataWatch } from "./metadata-watch.js";
-export { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial-object-metadata.js";
 export {
   DEFAULT_PAGE_SIZE,
   listAllPages,
@@ -27,7 +34,6 @@ export {
   type FetchListPage,
   type ListAllResult,
 } from "./list-pager.js";
-export { targetApiVersion, type ResourceTarget } from "./resource-request.js";
 export { ApplyRequestError, type ApplyRequestProblem } from "./apply-request-error.js";
 export type {
   ApplyOptions,
@@ -80,21 +86,7 @@ export {
   InvalidDiscoveryDocumentError,
   StaleGroupVersionError,
 } from "./discovery-errors.js";
-export {
-  AGGREGATED_DISCOVERY_ACCEPT,
-  LEGACY_DISCOVERY_ACCEPT,
-  aggregatedDiscoveryVersion,
-  type AggregatedDiscoveryVersion,
-} from "./discovery-media-type.js";
-export { convertAggregatedDiscovery, type AggregatedDiscovery } from "./discovery-aggregated.js";
-export {
-  coreGroupFromAPIVersions,
-  encodeAPIGroupList,
-  encodeAPIResourceList,
-  groupsFromAPIGroupList,
-  resourceListFromAPIResourceList,
-} from "./discovery-legacy.js";
-export { DEFAULT_DISCOVERY_CONCURRENCY } from "./discovery-queries.js";
+export { DiscoveryQueries, type DiscoveryPrimitives } from "./discovery-queries.js";
 export {
   MemoryCachedDiscovery,
   type MemoryCachedDiscoveryOptions,
@@ -103,10 +95,8 @@ export {
   DEFAULT_DISCOVERY_CACHE_TTL_MS,
   DiskCachedDiscovery,
   defaultCacheDir,
-  discoveryCacheDirectory,
   type DiskCachedDiscoveryOptions,
 } from "./discovery-cache-disk.js";
 export { RESTMapper, type RESTMapperOptions } from "./rest-mapper.js";
-export { RESTMapperIndex, type ResourceMatch } from "./rest-mapper-index.js";
 export { AmbiguousResourceError, NoMatchError, type NoMatchTarget } from "./rest-mapper-errors.js";
 export type { PartialResource, RESTMapping, RESTScope } from "./rest-mapper-types.js";

@@ -12,7 +12,8 @@
  *   `IfAvailable` with a terminal); `Always` without a terminal is an error;
  * - a run that is not interactive is killed after a timeout (default 60 s);
  * - failures are {@link ExecPluginError}s naming the command and the problem, with the
- *   plugin's stderr (scrubbed of any token) but never its stdout.
+ *   last 4 KiB of the plugin's stderr, with the `exec.env` values and any token or key it
+ *   printed replaced by `REDACTED`, but never its stdout.
  */
 import { spawn } from "node:child_process";
 import { isatty } from "node:tty";
@@ -40,8 +41,14 @@ export const EXEC_PLUGIN_TIMEOUT_MS = 60_000;
 /** The most stdout a plugin may print (a credential is a few KiB). */
 const MAX_STDOUT_BYTES = 1024 * 1024;
 
-/** How much of the plugin's stderr is kept for error messages (the tail). */
+/** How much of the plugin's stderr is shown in error messages (the tail). */
 const MAX_STDERR_CHARS = 4096;
+
+/**
+ * How much of the plugin's stderr is kept while it runs: twice what is shown, so that a
+ * secret cut by the tail is still whole when it is scrubbed.
+ */
+const KEPT_STDERR_CHARS = 2 * MAX_STDERR_CHARS;
 
 /** What to run: the kubeconfig's exec settings, resolved. */
 export interface ExecPluginSettings {
@@ -93,14 +100,18 @@ type RunOutcome =
 /** Keeps the tail of a stream of text. */
 function appendTail(current: string, chunk: string): string {
   const next = current + chunk;
-  return next.length > MAX_STDERR_CHARS ? next.slice(next.length - MAX_STDERR_CHARS) : next;
+  return next.length > KEPT_STDERR_CHARS ? next.slice(next.length - KEPT_STDERR_CHARS) : next;
 }
 
-/** Replaces every occurrence of each secret in `text`. */
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join(REDACTED);
-  return out;
+/**
+ * The stderr to show: every occurrence of each secret replaced (longest first, so a secret
+ * containing another is replaced whole), then cut to its last {@link MAX_STDERR_CHARS}.
+ */
+function shownStderr(stderr: string, secrets: readonly string[]): string {
+  let out = stderr;
+  const ordered = secrets.filter((s) => s !== "").sort((a, b) => b.length - a.length);
+  for (const secret of ordered) out = out.split(secret).join(REDACTED);
+  return out.length > MAX_STDERR_CHARS ? out.slice(out.length - MAX_STDERR_CHARS) : out;
 }
 
 /** Credentials from an exec plugin; see the module documentation for the guarantees. */
@@ -201,7 +212,7 @@ export class ExecCredentials implements CredentialSource {
         command,
         reason: "timeout",
         problem: `did not finish within ${this.#timeoutMs} ms and was killed`,
-        stderr: outcome.stderr,
+        stderr: shownStderr(outcome.stderr, this.#secrets(outcome.stdout)),
       });
     }
     if (outcome.stdoutTooLarge) {
@@ -209,7 +220,7 @@ export class ExecCredentials implements CredentialSource {
         command,
         reason: "badOutput",
         problem: `printed more than ${MAX_STDOUT_BYTES} bytes on stdout`,
-        stderr: outcome.stderr,
+        stderr: shownStderr(outcome.stderr, this.#secrets(outcome.stdout)),
       });
     }
     if (outcome.exitCode !== 0) {
@@ -217,19 +228,12 @@ export class ExecCredentials implements CredentialSource {
         outcome.exitCode === null
           ? `was killed by ${outcome.signal ?? "a signal"}`
           : `exited with code ${outcome.exitCode}`;
-      const parsed = parseExecCredentialResponse(outcome.stdout, this.#settings.apiVersion);
-      const secrets = parsed.ok
-        ? [parsed.status.token ?? "", parsed.status.clientKeyData ?? ""]
-        : parsed.secrets;
       throw this.#error({
         command,
         reason: "exitCode",
         problem: how,
         ...(outcome.exitCode !== null && { exitCode: outcome.exitCode }),
-        stderr: scrub(
-          outcome.stderr,
-          secrets.filter((s) => s !== ""),
-        ),
+        stderr: shownStderr(outcome.stderr, this.#secrets(outcome.stdout)),
       });
     }
     const parsed = parseExecCredentialResponse(outcome.stdout, this.#settings.apiVersion);
@@ -238,7 +242,7 @@ export class ExecCredentials implements CredentialSource {
         command,
         reason: "badOutput",
         problem: parsed.problem,
-        stderr: scrub(outcome.stderr, parsed.secrets),
+        stderr: shownStderr(outcome.stderr, this.#secrets(outcome.stdout)),
       });
     }
     const status = parsed.status;
@@ -255,6 +259,18 @@ export class ExecCredentials implements CredentialSource {
     const cached: CachedCredentials = { credentials, expiresAt: status.expiresAt };
     this.#cached = cached;
     return cached;
+  }
+
+  /**
+   * The values never to show: the configured `exec.env` values and the token and key the
+   * plugin printed on stdout (when they can be read from it).
+   */
+  #secrets(stdout: string): string[] {
+    const parsed = parseExecCredentialResponse(stdout, this.#settings.apiVersion);
+    const printed = parsed.ok
+      ? [parsed.status.token ?? "", parsed.status.clientKeyData ?? ""]
+      : parsed.secrets;
+    return [...(this.#settings.env ?? []).map((variable) => variable.value), ...printed];
   }
 
   #spawn(interactive: boolean): Promise<RunOutcome> {

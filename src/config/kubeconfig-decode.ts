@@ -8,15 +8,14 @@
  * - exec `interactiveMode` defaults to `IfAvailable` for v1beta1 (and the retired v1alpha1).
  * Errors are {@link ConfigError}s naming the file, the entry and the field, never a value.
  */
+import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, Tags } from "yaml";
 import {
-  parseAllDocuments,
-  type DocumentOptions,
-  type ParseOptions,
-  type ScalarTag,
-  type SchemaOptions,
-  type Tags,
-} from "yaml";
-import type { JsonValue } from "../core/json.js";
+  BoundedParseError,
+  DEFAULT_YAML_PARSE_LIMITS,
+  parseYamlBounded,
+  type YamlParseLimits,
+} from "../core/bounded-parse.js";
+import { setOwnValue, type JsonObject, type JsonValue } from "../core/json.js";
 import { ConfigError, type ConfigEntryKind, type ConfigEntryRef } from "./config-error.js";
 import type {
   AuthInfo,
@@ -138,18 +137,29 @@ function base64Field(m: Mapping | undefined, key: string, where: Where): string 
   return canonical === "" ? undefined : canonical;
 }
 
-/** A YAML/JSON value as JSON (extensions are kept verbatim). */
-function jsonValue(value: unknown, where: Where, field: string): JsonValue {
+/**
+ * A YAML/JSON value as JSON (extensions are kept verbatim, `__proto__` keys as own
+ * properties). A document built in memory may nest no deeper than parsed text may
+ * ({@link KUBECONFIG_PARSE_LIMITS}), which also stops a cyclic one.
+ */
+function jsonValue(value: unknown, where: Where, field: string, depth = 1): JsonValue {
   if (value === null || value === undefined) return null;
   if (typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") {
     if (!Number.isFinite(value)) fail(where, field, "a non-finite number is not valid JSON");
     return value;
   }
-  if (Array.isArray(value)) return value.map((item, i) => jsonValue(item, where, `${field}[${i}]`));
+  if (depth > KUBECONFIG_PARSE_LIMITS.maxDepth) {
+    fail(where, field, `is nested deeper than ${KUBECONFIG_PARSE_LIMITS.maxDepth} levels`);
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, i) => jsonValue(item, where, `${field}[${i}]`, depth + 1));
+  }
   if (isMapping(value)) {
-    const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = jsonValue(v, where, `${field}.${k}`);
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) {
+      setOwnValue(out, k, jsonValue(v, where, `${field}.${k}`, depth + 1));
+    }
     return out;
   }
   return fail(where, field, `${describe(value)} is not valid JSON`);
@@ -425,25 +435,45 @@ function goYamlTags(tags: Tags): Tags {
 
 const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: "1.1",
-  uniqueKeys: false,
   customTags: goYamlTags,
 };
 
+/** 16 MiB: kubeconfig files larger than this are refused. */
+export const MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024;
+
 /**
- * Parses kubeconfig text (YAML or JSON) into plain JSON-like values; only the first document
- * of a multi-document stream counts, as in kubectl. Empty text yields `null`.
+ * The limits of kubeconfig parsing. client-go reads a kubeconfig whole, without a size
+ * limit (`clientcmd.LoadFromFile`, `staging/src/k8s.io/client-go/tools/clientcmd/loader.go`);
+ * kubekit refuses files past {@link MAX_KUBECONFIG_BYTES} (over five times kube-apiserver's
+ * 3 MiB request body limit: room for thousands of contexts with embedded certificates) and
+ * aliases expanding past the same size, so that a hostile or corrupted file cannot exhaust
+ * memory or time. Nesting depth: the `yaml` package's safe default (500).
+ */
+export const KUBECONFIG_PARSE_LIMITS: Readonly<YamlParseLimits> = Object.freeze({
+  maxBytes: MAX_KUBECONFIG_BYTES,
+  maxDepth: DEFAULT_YAML_PARSE_LIMITS.maxDepth,
+  maxExpandedSize: MAX_KUBECONFIG_BYTES,
+});
+
+/**
+ * Parses kubeconfig text (YAML or JSON) into plain JSON-like values within
+ * {@link KUBECONFIG_PARSE_LIMITS}; only the first document of a multi-document stream counts,
+ * as in kubectl. Empty text yields `null`. Time and memory are linear in the input: parsing
+ * stops at the first error, and aliases count by their expanded size.
  *
- * @throws {ConfigError} for YAML syntax errors, naming the file, line and column (the
- *   offending source line is not quoted, as it may hold a secret).
+ * @throws {ConfigError} for YAML syntax errors and exceeded limits, naming the file, line and
+ *   column and what is wrong in generic terms (the source is never quoted, as it may hold a
+ *   secret).
  */
 export function parseKubeconfigYaml(text: string, file?: string): unknown {
-  const documents = parseAllDocuments(text, YAML_OPTIONS);
-  const first = Array.isArray(documents) ? documents[0] : undefined;
-  if (first === undefined) return null;
-  const error = first.errors[0];
-  if (error !== undefined) {
-    const summary = (error.message.split("\n")[0] ?? "").replace(/:$/, "");
-    throw new ConfigError(`invalid YAML: ${summary}`, file === undefined ? {} : { file });
+  try {
+    return parseYamlBounded(text, {
+      limits: KUBECONFIG_PARSE_LIMITS,
+      uniqueKeys: false,
+      yaml: YAML_OPTIONS,
+    });
+  } catch (error) {
+    if (!(error instanceof BoundedParseError)) throw error;
+    throw new ConfigError(error.message, file === undefined ? {} : { file }, { cause: error });
   }
-  return first.toJS({ maxAliasCount: 1000 });
 }

@@ -2,7 +2,8 @@
  * Rendering of a decoded kubeconfig as `kubectl config view -o json` prints it: fields in
  * client-go's order, lists sorted by name (`null` when empty), `server`, `cluster`, `user`,
  * exec `command`/`args`/`env`/`provideClusterInfo` always present, and secrets redacted
- * unless raw: `*-data` fields become `DATA+OMITTED`, `token` and `password` `REDACTED`.
+ * unless raw: `*-data` fields become `DATA+OMITTED`, `token` and `password` `REDACTED`, and a
+ * password in a `server` or `proxy-url` URL `REDACTED` (stricter than kubectl, which shows it).
  * Like kubectl, the non-raw view still shows auth-provider config and exec env values.
  */
 import type { JsonValue } from "../core/json.js";
@@ -17,7 +18,7 @@ import type {
   Located,
   NamedExtension,
 } from "./kubeconfig-types.js";
-import { DATA_OMITTED, REDACTED } from "./redaction.js";
+import { DATA_OMITTED, REDACTED, redactUrlPassword } from "./redaction.js";
 import { readReferencedFileSync, resolveReferencedPath } from "./referenced-files.js";
 
 /** Options of a view (kubectl's `config view` flags). */
@@ -99,6 +100,11 @@ function inline(
   return { path: undefined, data: readReferencedFileSync(resolved, location).toString("base64") };
 }
 
+/** A server or proxy URL with its password redacted, unless raw. */
+function hiddenUrlPassword(url: string, mode: Mode): string {
+  return mode.hide ? redactUrlPassword(url) : url;
+}
+
 function renderCluster(name: string, located: Located<Cluster>, mode: Mode): Cluster {
   const c = located.value;
   let ca = { path: c["certificate-authority"], data: c["certificate-authority-data"] };
@@ -106,12 +112,12 @@ function renderCluster(name: string, located: Located<Cluster>, mode: Mode): Clu
     ca = inline(ca.path, ca.data, located, { kind: "cluster", name }, "certificate-authority");
   }
   return compact<Cluster>({
-    server: c.server ?? "",
+    server: c.server === undefined ? "" : hiddenUrlPassword(c.server, mode),
     "tls-server-name": c["tls-server-name"],
     "insecure-skip-tls-verify": c["insecure-skip-tls-verify"],
     "certificate-authority": ca.path,
     "certificate-authority-data": ca.data !== undefined && mode.hide ? DATA_OMITTED : ca.data,
-    "proxy-url": c["proxy-url"],
+    "proxy-url": c["proxy-url"] && hiddenUrlPassword(c["proxy-url"], mode),
     "disable-compression": c["disable-compression"],
     extensions: renderExtensions(c.extensions),
   });

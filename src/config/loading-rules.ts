@@ -12,7 +12,11 @@ import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { ConfigError } from "./config-error.js";
 import { envValue, type Environment } from "./environment.js";
-import { decodeKubeconfig, parseKubeconfigYaml } from "./kubeconfig-decode.js";
+import {
+  decodeKubeconfig,
+  MAX_KUBECONFIG_BYTES,
+  parseKubeconfigYaml,
+} from "./kubeconfig-decode.js";
 import type { KubeconfigData } from "./kubeconfig-types.js";
 import { mergeKubeconfigs } from "./merge.js";
 import { describeFileError } from "./referenced-files.js";
@@ -71,8 +75,14 @@ export function kubeconfigPrecedence(options: LoadingRulesOptions = {}): Kubecon
 export async function readKubeconfigFile(path: string): Promise<KubeconfigData> {
   let text: string;
   try {
+    // Refuse a file past the parse limit before reading it into memory.
+    const { size } = await stat(path);
+    if (size > MAX_KUBECONFIG_BYTES) {
+      throw new ConfigError(`is larger than ${MAX_KUBECONFIG_BYTES} bytes`, { file: path });
+    }
     text = await readFile(path, "utf8");
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(describeFileError(error), { file: path }, { cause: error });
   }
   return decodeKubeconfig(parseKubeconfigYaml(text, path), path);

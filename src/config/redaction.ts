@@ -53,7 +53,12 @@ export function withRedactedRendering<T extends object>(
   return target;
 }
 
-/** `url` with any password in its userinfo replaced by {@link REDACTED}. */
+/**
+ * `url` with any password in its userinfo replaced by {@link REDACTED}
+ * (`https://admin:REDACTED@host`). Text that is not a valid URL is redacted too: everything
+ * between the first `:` of an authority's userinfo and its last `@` (so a malformed URL in an
+ * error message never shows the password).
+ */
 export function redactUrlPassword(url: string): string {
   try {
     const parsed = new URL(url);
@@ -61,6 +66,9 @@ export function redactUrlPassword(url: string): string {
     parsed.password = REDACTED;
     return parsed.toString();
   } catch {
-    return url;
+    return url.replace(
+      /^((?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#@:]*:)[^/?#]*@/,
+      (_match, prefix: string) => `${prefix}${REDACTED}@`,
+    );
   }
 }

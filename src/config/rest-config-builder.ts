@@ -192,10 +192,13 @@ function normalizeHost(server: string, at: ConfigErrorLocation): { host: string;
   try {
     url = new URL(withScheme);
   } catch {
-    throw new ConfigError(`${JSON.stringify(server)} is not a valid URL`, at);
+    throw new ConfigError(`${JSON.stringify(redactUrlPassword(server))} is not a valid URL`, at);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(`${JSON.stringify(server)} must be an http or https URL`, at);
+    throw new ConfigError(
+      `${JSON.stringify(redactUrlPassword(server))} must be an http or https URL`,
+      at,
+    );
   }
   let host = withScheme;
   if (url.pathname.length > 1) host = host.replace(/[?#].*$/, "");
@@ -431,7 +434,7 @@ export function buildRestConfig(options: RestConfigBuildOptions): RestConfig {
   };
   const summary = (): JsonValue =>
     compact({
-      host,
+      host: redactUrlPassword(host),
       tls: tlsSummary(tls),
       credentials: credentials.kind,
       impersonate:

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
  * The built-in resource table: every resource kube-apiserver serves out of the box that
  * kubekit knows about, with the facts discovery publishes for it (plural, singular, kind,
  * scope, verbs, short names, categories, subresources). The rows follow
- * apiserver-semantics.md §14 and the discovery documents of a real server.
+ * the discovery documents (`/api`, `/apis`) of a real kube-apiserver.
  */
 
 /** A subresource of a built-in resource, as discovery lists it (`pods/log`, `deployments/scale`). */

@@ -294,7 +294,7 @@ export function isGone(err: unknown): boolean {
 /**
  * "The resourceVersion or continue token is too old": reason Expired or Gone, or code 410
  * whatever the reason. Broader than client-go's IsResourceExpired (Expired only), because
- * clients must treat all three alike (apiserver-semantics §6).
+ * clients must treat all three alike (client-go's `IsResourceExpired` and `IsGone` callers do).
  */
 export function isResourceExpired(err: unknown): boolean {
   if (!(err instanceof StatusError)) return false;

@@ -10,6 +10,9 @@ export {
   SharedInformerFactory,
   type SharedInformerFactoryOptions,
 } from "./shared-informer-factory.js";
+// The generated module declares the typed informer accessors and listers of the built-in
+// resource table, all public by construction (tools/generate-informers.ts); the API report
+// (api/kubekit.api.md) lists every name it contributes.
 export * from "./generated/typed-informers.js";
 export {
   DynamicSharedInformerFactory,
@@ -28,6 +31,3 @@ export type { InformerFactoryOptions, InformerTuning } from "./informer-factory-
 export type { GenericInformer, InformerResource, ResourceInformer } from "./resource-informer.js";
 export { NamespacedResourceLister } from "./namespaced-resource-lister.js";
 export { ClusterResourceLister } from "./cluster-resource-lister.js";
-export { gvrKey, isGvrKey } from "./gvr-key.js";
-export { partialObjectMetadataListerWatcher } from "./partial-object-metadata-lister-watcher.js";
-export { waitForCacheSync } from "../cache/wait-for-cache-sync.js";

@@ -7,8 +7,11 @@ import { endianness } from "node:os";
 
 let cachedVersion: string | undefined;
 
-/** The package version from package.json, read once (without top-level await). */
-function packageVersion(): string {
+/**
+ * kubekit's version from its package.json ("unknown" when it cannot be read), read once,
+ * without top-level await.
+ */
+export function packageVersion(): string {
   if (cachedVersion === undefined) {
     // src/rest/ and dist/rest/ are both two levels below the package root.
     const manifest: unknown = createRequire(import.meta.url)("../../package.json");

@@ -11,6 +11,7 @@ import {
   type CertificateAuthority,
   type PemKeyPair,
 } from "./server/certificates.js";
+import { ConnectionOrder } from "./server/connection-order.js";
 import { DeferredWork } from "./server/controller-runner.js";
 import { CrdController } from "./server/crd-controller.js";
 import { ServerFaults } from "./server/faults.js";
@@ -26,7 +27,7 @@ import { ResourceRegistry } from "./server/registry.js";
 import { metaOf, ResourceOperations } from "./server/resource-operations.js";
 import type { ServerBehaviour, ServerContext } from "./server/server-context.js";
 import { Storage } from "./server/storage.js";
-import { WatchRegistry } from "./server/watch-verb.js";
+import { WatchRegistry } from "./server/watch-registry.js";
 
 /** Options of {@link ApiServer.start}. */
 export interface ApiServerOptions {
@@ -49,6 +50,19 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Unsent bytes after which a slow watcher is dropped (default 16 MiB). */
   readonly maxWatchBacklogBytes?: number;
+  /**
+   * Unsent bytes of all watches together past which the most backlogged watchers are dropped,
+   * with an ERROR event, until the total is within it again (default 128 MiB: eight watchers
+   * at the per-watcher limit). kube-apiserver has no byte budget; its cacher terminates a
+   * watcher whose event buffer stays full, which likewise bounds what slow readers can hold.
+   */
+  readonly maxTotalWatchBacklogBytes?: number;
+  /**
+   * How long a request body may take to arrive in full before the request is answered with
+   * kube-apiserver's 504 Timeout and its connection closed (default 60 000 ms, kube-apiserver's
+   * `--request-timeout`). Runs on `clock`.
+   */
+  readonly requestBodyTimeoutMs?: number;
   /** How long a read at a future resourceVersion waits before 504 (default 3 000 ms). */
   readonly tooLargeResourceVersionWaitMs?: number;
   /** Serve `sendInitialEvents` (WatchList); false rejects it with 422 (default true). */
@@ -58,6 +72,9 @@ export interface ApiServerOptions {
   /** Time source for timestamps, watch timeouts and bookmarks (default: the real clock). */
   readonly clock?: Clock;
 }
+
+/** kube-apiserver's `ReadHeaderTimeout` (`staging/src/k8s.io/apiserver/pkg/server/secure_serving.go`). */
+const READ_HEADER_TIMEOUT_MS = 32_000;
 
 /** The namespaces kube-apiserver creates at start-up. */
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -77,7 +94,7 @@ export class ApiServer {
   /** Fault injection: cut or stall watches, compact history, failing responses, latency, restart. */
   readonly faults: ServerFaults;
   private readonly sockets = new Set<Socket>();
-  private readonly watches = new WatchRegistry();
+  private readonly watches: WatchRegistry;
   private readonly work = new DeferredWork();
   private server: HttpServer | undefined;
   private boundPort = 0;
@@ -90,6 +107,7 @@ export class ApiServer {
     private readonly authConfig: AuthenticationConfig | undefined,
     private readonly adminToken: string | undefined,
   ) {
+    this.watches = new WatchRegistry(ctx.behaviour.maxTotalWatchBacklogBytes);
     this.faults = new ServerFaults({
       closeWatches: () => {
         for (const w of [...this.watches.streams]) w.end();
@@ -109,6 +127,8 @@ export class ApiServer {
       historySize: options.historySize ?? 10_000,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
+      maxTotalWatchBacklogBytes: options.maxTotalWatchBacklogBytes ?? 128 * 1024 * 1024,
+      requestBodyTimeoutMs: options.requestBodyTimeoutMs ?? 60_000,
       tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3_000,
       watchList: options.watchList ?? true,
       version: {
@@ -277,11 +297,12 @@ export class ApiServer {
       this.authConfig,
       () => `127.0.0.1:${this.boundPort}`,
     );
+    const order = new ConnectionOrder();
     const onRequest = (
       req: Parameters<ApiHandler["handle"]>[0],
       res: Parameters<ApiHandler["handle"]>[1],
     ): void => {
-      void handler.handle(req, res);
+      order.run(req, res, (q, r) => handler.handle(q, r));
     };
     const server = this.certificates
       ? createHttpsServer(
@@ -296,8 +317,11 @@ export class ApiServer {
         )
       : createHttpServer(onRequest);
     server.keepAliveTimeout = 30_000;
-    server.headersTimeout = 60_000;
-    server.requestTimeout = 0;
+    // kube-apiserver's http.Server: ReadHeaderTimeout 32 s (`secure_serving.go`). Node's
+    // requestTimeout (receiving the whole request, not answering it: watches are unaffected)
+    // backs up the body timeout for bodies no handler reads.
+    server.headersTimeout = READ_HEADER_TIMEOUT_MS;
+    server.requestTimeout = READ_HEADER_TIMEOUT_MS + this.ctx.behaviour.requestBodyTimeoutMs;
     server.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));

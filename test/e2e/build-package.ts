@@ -1,6 +1,7 @@
 /**
- * Global setup of the end-to-end project: builds the package (`tsc -p tsconfig.build.json`
- * into `dist/`) once per run, so the tests run exactly what a user installs.
+ * Global setup of the end-to-end project: builds the package once per run as `npm run build`
+ * does (the library into `dist/`, then the demo's programs into `dist/examples/`), so the
+ * tests run exactly what a user installs.
  */
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";

@@ -14,9 +14,9 @@ import { header } from "../support/server-test-helpers.js";
 
 /**
  * TLS and authentication of the embedded server over real HTTPS, against kube-apiserver as
- * described in apiserver-semantics.md §10 (401 Unauthorized Status) and kubectl-trace.md §1
- * (credentials only over TLS), plus the kubeconfig the server hands out and, when kubectl is
- * on PATH, kubectl itself against it.
+ * `staging/src/k8s.io/apiserver/pkg/endpoints/filters/authentication.go` answers (a 401
+ * Unauthorized Status), kubectl sending credentials only over TLS, plus the kubeconfig the server
+ * hands out and, when kubectl is on PATH, kubectl itself against it.
  */
 
 const TOKEN = "t0ken";

@@ -16,8 +16,9 @@ import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * CustomResourceDefinitions and custom resources of the embedded server over real HTTP,
- * against kube-apiserver as described in apiserver-semantics.md §3.3, §4, §5, §11 and §12 and
- * kubectl-trace.md §2 and §8 (a new CRD's group must be discoverable at once).
+ * against kube-apiserver's apiextensions-apiserver
+ * (`staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go`), and
+ * what kubectl needs: a new CRD's group must be discoverable at once.
  */
 
 const AGGREGATED_V2_ACCEPT =
@@ -60,7 +61,10 @@ function widgetCrd(group: string): Json {
   });
 }
 
-/** The storageVersionHash formula of apiserver-semantics.md §2.1. */
+/**
+ * The storageVersionHash formula
+ * (`staging/src/k8s.io/apiserver/pkg/endpoints/discovery/storageversionhash.go`).
+ */
 function storageVersionHash(group: string, version: string, kind: string): string {
   return createHash("sha256")
     .update(`${group}/${version}/${kind}`)
@@ -108,7 +112,8 @@ describe("CustomResourceDefinitions", () => {
       expect(res.json.status.conditions ?? []).toEqual([]);
 
       // Immediately after the create response: legacy group list, aggregated discovery and the
-      // group version's resource list already show the new resource (kubectl-trace.md §8).
+      // group version's resource list already show the new resource (kubectl applies a CRD and
+      // its objects in one run).
       const apis = await h.client.get("/apis");
       const listed = (apis.json.groups as Json[]).find((g) => g["name"] === group);
       expect(listed).toEqual({

@@ -9,15 +9,20 @@ import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * The non-resource endpoints and discovery of the embedded server over real HTTP, against
- * kube-apiserver as described in apiserver-semantics.md §1.2 and §2 and what kubectl sends
- * and needs in kubectl-trace.md §2-3.
+ * kube-apiserver serves them (`staging/src/k8s.io/apiserver/pkg/endpoints/discovery/`, KEP-3352
+ * aggregated discovery) and with what kubectl sends and needs.
  */
 
-/** The Accept header kubectl 1.32 sends to /api and /apis (kubectl-trace.md §2). */
+/**
+ * The Accept header kubectl 1.32 sends to /api and /apis
+ * (`staging/src/k8s.io/client-go/discovery/discovery_client.go`).
+ */
 const KUBECTL_132_ACCEPT =
   "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList," +
   "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
-/** The Accept header kubectl 1.27 to 1.29 send (kubectl-trace.md §2). */
+/**
+ * The Accept header kubectl 1.27 to 1.29 send (client-go's discovery_client.go of those releases).
+ */
 const KUBECTL_127_ACCEPT =
   "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 const V2_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";

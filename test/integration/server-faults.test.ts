@@ -1,7 +1,8 @@
 /**
  * Fault injection of the embedded API server (`server.faults`) over real HTTP: cut and stalled
- * watches, compacted history (410 on watch and continue, apiserver-semantics.md §6-8), injected
- * 429/500/503 answers with kube's Status shapes and Retry-After (§10), latency, and restart.
+ * watches, compacted history (410 on watch and continue, as after an etcd compaction), injected
+ * 429/500/503 answers with kube's Status shapes and Retry-After
+ * (`staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go`), latency, and restart.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../support/api-client.js";

@@ -1,8 +1,9 @@
 /**
- * Reads against the embedded API server over real HTTP, pinned to kube-apiserver's documented
- * behaviour (shared/reference/apiserver-semantics.md): get and list resourceVersion semantics
- * (§6), pagination (§7), label and field selectors (§9), Table and PartialObjectMetadata (§11),
- * and the §15 checklist items for reads.
+ * Reads against the embedded API server over real HTTP, pinned to kube-apiserver's behaviour
+ * (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go`, the resourceVersion rules of
+ * https://kubernetes.io/docs/reference/using-api/api-concepts/, KEP-365 paginated lists): get and
+ * list resourceVersion semantics, pagination, label and field selectors, Table and
+ * PartialObjectMetadata.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "../support/api-client.js";
@@ -76,7 +77,7 @@ function q(selector: string): string {
   return encodeURIComponent(selector);
 }
 
-describe("get: resourceVersion (§6)", () => {
+describe("get: resourceVersion", () => {
   const h = useServer();
   const ns = "get-rv";
 
@@ -139,13 +140,14 @@ describe("get: resourceVersion (§6)", () => {
     const res = await h.client.get(
       `/api/v1/namespaces/${ns}/configmaps/bad-rv?resourceVersion=abc`,
     );
-    // §6: "on watch or get the server answers 500; unverified" — assert only that it is an error Status.
+    // On get and watch the server's answer for this case is not pinned down: assert only that it is
+    // an error Status.
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.json).toMatchObject({ kind: "Status", status: "Failure", code: res.status });
   });
 });
 
-describe("list: resourceVersion semantics table (§6)", () => {
+describe("list: resourceVersion semantics table", () => {
   const h = useServer();
   const ns = "list-rv";
   /** The list RV taken after "keep" (v1) and "doomed" were created, before later writes. */
@@ -198,7 +200,7 @@ describe("list: resourceVersion semantics table (§6)", () => {
     const res = await h.client.get(path(`resourceVersion=${n}`));
     expect(res.status).toBe(200);
     expect(Number(res.json.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(n));
-    // §15.1: the list RV is the current counter value, so the content is the current one.
+    // The list RV is the current counter value, so the content is the current one.
     expect(res.json.metadata.resourceVersion).toBe(current);
     expect(namesOf(res.json)).toEqual(["keep", "late"]);
   });
@@ -330,7 +332,7 @@ describe("list: resourceVersion semantics table (§6)", () => {
   });
 });
 
-describe("list: one global resourceVersion counter (§6, §15.1)", () => {
+describe("list: one global resourceVersion counter", () => {
   const h = useServer();
   const ns = "global-rv";
 
@@ -400,7 +402,7 @@ describe("list: one global resourceVersion counter (§6, §15.1)", () => {
   });
 });
 
-describe("reads at a resourceVersion newer than the server's (§6, §15.1)", () => {
+describe("reads at a resourceVersion newer than the server's", () => {
   const h = useServer({ tooLargeResourceVersionWaitMs: 200 });
   const ns = "too-large";
 
@@ -485,7 +487,7 @@ describe("reads at a resourceVersion newer than the server's (§6, §15.1)", () 
   });
 });
 
-describe("reads older than the retained history (§6, §7)", () => {
+describe("reads older than the retained history", () => {
   const h = useServer({ historySize: 5 });
   const ns = "history";
 
@@ -540,7 +542,7 @@ describe("reads older than the retained history (§6, §7)", () => {
   });
 });
 
-describe("pagination: limit and continue (§7, §15.4)", () => {
+describe("pagination: limit and continue", () => {
   const h = useServer();
   /** Pods per namespace, created in an order different from the expected key order. */
   const PODS: Record<string, string[]> = { "pg-b": ["b", "a.1", "a"], "pg-a": ["z", "a0", "a-1"] };
@@ -665,7 +667,7 @@ describe("pagination: limit and continue (§7, §15.4)", () => {
   });
 });
 
-describe("list: label selectors (§9.1)", () => {
+describe("list: label selectors", () => {
   const h = useServer();
   const ns = "labels";
 
@@ -720,7 +722,7 @@ describe("list: label selectors (§9.1)", () => {
   }
 });
 
-describe("list: field selectors (§9.2)", () => {
+describe("list: field selectors", () => {
   const h = useServer();
   const ns = "fields";
   const other = "fields-other";
@@ -833,7 +835,7 @@ describe("list: field selectors (§9.2)", () => {
   });
 });
 
-describe("Table and PartialObjectMetadata on get and list (§11)", () => {
+describe("Table and PartialObjectMetadata on get and list", () => {
   const h = useServer();
   const ns = "tables";
 

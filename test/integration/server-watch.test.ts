@@ -1,6 +1,7 @@
 /**
  * Watches against the embedded API server over real HTTP, pinned to kube-apiserver's
- * documented behaviour (shared/reference/apiserver-semantics.md §8, §11, §15.1-3): framing and
+ * behaviour (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go`, the watch cache of
+ * `staging/src/k8s.io/apiserver/pkg/storage/cacher/`, KEP-3157 WatchList): framing and
  * headers, where a watch starts, 410 ERROR events, bookmarks, WatchList (sendInitialEvents),
  * timeouts, selector transitions, single-object and legacy watches, fan-out to many watchers,
  * slow readers, and Table / PartialObjectMetadata events.
@@ -68,7 +69,7 @@ function getBounded(client: ApiClient, path: string): Promise<RawResponse> {
   return client.get(path, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
 }
 
-describe("watch: framing and where it starts (§8.1, §8.2)", () => {
+describe("watch: framing and where it starts", () => {
   const h = useServer();
 
   it("sends 200 and application/json headers at once, before any event", async () => {
@@ -202,7 +203,7 @@ describe("watch: framing and where it starts (§8.1, §8.2)", () => {
   });
 });
 
-describe("watch: resourceVersion older than history (§8.3, §15.1)", () => {
+describe("watch: resourceVersion older than history", () => {
   const h = useServer({ historySize: 5 });
 
   it("answers 200 with one ERROR event carrying 410 Expired, then ends the stream", async () => {
@@ -253,7 +254,7 @@ describe("watch: resourceVersion older than history (§8.3, §15.1)", () => {
   });
 });
 
-describe("watch: bookmarks (§8.5)", () => {
+describe("watch: bookmarks", () => {
   const h = useServer({ bookmarkIntervalMs: 250 });
   const ns = "w-bookmarks";
 
@@ -307,7 +308,7 @@ describe("watch: bookmarks (§8.5)", () => {
   });
 });
 
-describe("watch: sendInitialEvents / WatchList (§8.6)", () => {
+describe("watch: sendInitialEvents / WatchList", () => {
   const h = useServer({ bookmarkIntervalMs: 60_000 });
   const ns = "w-watchlist";
   const base = `/api/v1/namespaces/${ns}/configmaps?watch=true`;
@@ -426,7 +427,7 @@ describe("watch: sendInitialEvents / WatchList (§8.6)", () => {
   });
 });
 
-describe("watch: a server with WatchList disabled (§8.6)", () => {
+describe("watch: a server with WatchList disabled", () => {
   const h = useServer({ watchList: false });
   const ns = "w-nowatchlist";
 
@@ -457,7 +458,7 @@ describe("watch: a server with WatchList disabled (§8.6)", () => {
   });
 });
 
-describe("watch: selectors, single objects, legacy paths, scopes (§8.7, §8.8, §1.1)", () => {
+describe("watch: selectors, single objects, legacy paths, scopes", () => {
   const h = useServer();
 
   it("label selector transitions: entering is ADDED, leaving is DELETED with the previous content and the new RV", async () => {
@@ -576,7 +577,7 @@ describe("watch: selectors, single objects, legacy paths, scopes (§8.7, §8.8, 
     expectStatus(malformed, 400, "BadRequest");
   });
 
-  it("limit is ignored for watch (§7)", async () => {
+  it("limit is ignored for watch", async () => {
     const ns = "w-limit";
     await createNamespace(h.client, ns);
     for (const name of ["a", "b", "c"]) await createConfigMap(h.client, ns, name);
@@ -700,7 +701,7 @@ describe("watch: selectors, single objects, legacy paths, scopes (§8.7, §8.8, 
     }
   });
 
-  it("?watch=1 is a watch and ?watch=false is a list (§1.1)", async () => {
+  it("?watch=1 is a watch and ?watch=false is a list", async () => {
     const ns = "w-param";
     await createNamespace(h.client, ns);
     const list = await getBounded(h.client, `/api/v1/namespaces/${ns}/configmaps?watch=false`);
@@ -808,7 +809,7 @@ describe("watch: a slow reader is dropped without stalling others", () => {
   });
 });
 
-describe("watch: Table and PartialObjectMetadata events (§11)", () => {
+describe("watch: Table and PartialObjectMetadata events", () => {
   const h = useServer();
 
   it("each watch event object is a one-row Table (PartialObjectMetadata row object by default)", async () => {

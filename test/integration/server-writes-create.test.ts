@@ -5,9 +5,10 @@ import { expectStatus, useServer } from "../support/server-test-helpers.js";
 
 /**
  * Create (POST) on the embedded server over real HTTP, checked against kube-apiserver as
- * described in apiserver-semantics.md §3 (server-set fields, generateName, names, the
- * namespace admission), §4.2 (create, fieldValidation), §4.8 (dryRun), §10 (Status bodies)
- * and kubectl-trace.md §6.1 (protobuf bodies of kubectl 1.32's generators).
+ * `staging/src/k8s.io/apiserver/pkg/registry/rest/create.go` and
+ * `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go` implement it (server-set fields,
+ * generateName, names, the namespace admission, fieldValidation, dryRun, Status bodies), and
+ * with the protobuf bodies kubectl 1.32's `kubectl create <generator>` sends.
  */
 
 const GENERATED_SUFFIX = /^[bcdfghjklmnpqrstvwxz2456789]{5}$/;

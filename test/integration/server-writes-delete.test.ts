@@ -5,16 +5,17 @@ import type { Json } from "../support/server-test-helpers.js";
 
 /**
  * Delete, finalizers, propagation policies (the garbage collector), namespace deletion,
- * deletecollection, and unknown resources / unsupported verbs on the embedded server over
- * real HTTP, checked against kube-apiserver as described in apiserver-semantics.md §1.1,
- * §3.6, §4.5-4.6, §5, §10 and §14.
+ * deletecollection, and unknown resources / unsupported verbs on the embedded server over real
+ * HTTP, checked against kube-apiserver (`staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go`,
+ * `staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go`, the garbage collector of
+ * `pkg/controller/garbagecollector/`).
  */
 
 /**
  * A 404 for a path the server does not serve. kube-apiserver answers either the plain-text
  * `404 page not found` (paths outside every served group-version) or a Status with reason
  * NotFound (go-restful's answer inside a served group-version); clients treat both as
- * NotFound (apiserver-semantics.md §1.1, §10.3).
+ * NotFound.
  */
 function expectUnservedPath(res: RawResponse): void {
   expect(res.status).toBe(404);

@@ -11,8 +11,9 @@ import type { Json } from "../support/server-test-helpers.js";
 /**
  * Update (PUT), patch (JSON Patch, merge, strategic merge), server-side apply and the
  * `/status` and `/scale` subresources on the embedded server over real HTTP, checked
- * against kube-apiserver as described in apiserver-semantics.md §3.2-3.3, §4.3, §4.4,
- * §4.7, §10 and §12 (custom resources), and kubectl-trace.md §6.3-6.5.
+ * against kube-apiserver (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{update,patch}.go`,
+ * `staging/src/k8s.io/apiserver/pkg/registry/rest/update.go`), custom resources included, with
+ * the bodies kubectl sends for `kubectl apply`, `edit`, `patch` and `scale`.
  */
 
 const MERGE = "application/merge-patch+json";

@@ -28,10 +28,18 @@ import { handleGet, handleList } from "./read-verbs.js";
 import { ResourceOperations } from "./resource-operations.js";
 import { toScale } from "./scale-subresource.js";
 import { isWatchParam, parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
-import { sendJson, sendNotFoundPage, sendStatusError, sendText } from "./responses.js";
+import { parseRequestTarget } from "./request-target.js";
+import {
+  sendBadRequestTarget,
+  sendJson,
+  sendNotFoundPage,
+  sendStatusError,
+  sendText,
+} from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import type { VerbRequest } from "./verb-request.js";
-import { handleWatch, type WatchRegistry } from "./watch-verb.js";
+import type { WatchRegistry } from "./watch-registry.js";
+import { handleWatch } from "./watch-verb.js";
 import {
   handleCreate,
   handleDelete,
@@ -84,15 +92,22 @@ export class ApiHandler {
         res.destroy();
         return;
       }
+      // A request whose body was not read to its end (too large, timed out) cannot be followed
+      // by another on the same connection: close it after the answer.
+      if (!req.complete) res.setHeader("Connection", "close");
       if (err instanceof StatusError) sendStatusError(res, err);
       else sendStatusError(res, newInternalError((err as Error)?.message ?? String(err)));
     }
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
-    const query = url.searchParams;
+    const target = parseRequestTarget(req.url ?? "/");
+    if (!target) {
+      sendBadRequestTarget(res);
+      return;
+    }
+    const path = target.path.length > 1 ? target.path.replace(/\/+$/, "") : target.path;
+    const query = target.query;
     if (this.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.faults.latencyMs));
     if (HEALTH_PATHS.has(path) || [...HEALTH_PATHS].some((p) => path.startsWith(`${p}/`))) {
       this.health(res, path, query);
@@ -328,7 +343,8 @@ export class ApiHandler {
       return;
     }
     // A terminating CRD's shrunken verb list is a discovery property; its objects stay
-    // updatable (finalizers must be removable) and creates get the 403 of §12.
+    // updatable (finalizers must be removable) and creates get a 403 Forbidden
+    // (`staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go`).
     if (sub === "" && !entry.info.custom?.terminating && !entry.info.verbs.includes(info.verb)) {
       notSupported();
     }

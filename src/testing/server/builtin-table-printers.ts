@@ -878,7 +878,7 @@ const EVENT_COLUMNS: readonly TableColumn[] = [
 
 /**
  * Events print as kubectl shows them. events.k8s.io events are read through the field mapping
- * of apiserver-semantics.md §13 (regarding → involvedObject, note → message, …), since the
+ * of `pkg/apis/events/v1/conversion.go` (regarding → involvedObject, note → message, …), since the
  * real server prints both APIs through one internal type.
  */
 function eventPrinter(fields: (event: JsonObject) => CoreEventFields): TablePrinter {

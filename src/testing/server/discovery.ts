@@ -5,10 +5,11 @@ import { parseAccept } from "./media-type.js";
 import type { ServedGroup, ServedResource, ServedVersion } from "./served-resource.js";
 
 /**
- * The discovery documents of kube-apiserver (apiserver-semantics.md §2, kubectl-trace.md §2):
- * the legacy APIVersions / APIGroupList / APIGroup / APIResourceList, and aggregated discovery
- * (`apidiscovery.k8s.io` v2 and v2beta1), plus the Accept negotiation that picks between them.
- * Pure functions: the server decides which groups go into which document.
+ * The discovery documents of kube-apiserver
+ * (`staging/src/k8s.io/apiserver/pkg/endpoints/discovery/`): the legacy APIVersions / APIGroupList
+ * / APIGroup / APIResourceList, and aggregated discovery (`apidiscovery.k8s.io` v2 and v2beta1),
+ * plus the Accept negotiation that picks between them. Pure functions: the server decides which
+ * groups go into which document.
  */
 
 /** The aggregated discovery versions the server answers. */

@@ -21,7 +21,7 @@ export function objectJson(obj: JsonObject): string {
 
 /**
  * The JSON of a list item: built-in kinds carry no apiVersion/kind inside lists, custom
- * resources do (apiserver-semantics.md §3.1).
+ * resources do (they are unstructured objects, encoded as stored).
  */
 function listItemJson(entry: ResourceEntry, obj: JsonObject): string {
   const text = objectJson(obj);

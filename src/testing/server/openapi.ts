@@ -3,12 +3,12 @@ import { isJsonObject, type JsonObject } from "../../core/json.js";
 import type { ServedGroup, ServedResource } from "./served-resource.js";
 
 /**
- * The `/openapi/v3` documents kubectl needs (kubectl-trace.md §3): an index of group versions
- * and, per group version, an OpenAPI 3.0 document listing every resource's paths and
- * operations. kubectl decides that the server supports `fieldValidation` (and dry-run) by
- * finding the PATCH operation tagged with the object's GroupVersionKind and checking its query
- * parameters, so every PATCH operation here carries `x-kubernetes-group-version-kind` and the
- * write parameters.
+ * The `/openapi/v3` documents kubectl needs
+ * (`staging/src/k8s.io/cli-runtime/pkg/resource/query_param_verifier_v3.go`): an index of group
+ * versions and, per group version, an OpenAPI 3.0 document listing every resource's paths and
+ * operations. kubectl decides that the server supports `fieldValidation` (and dry-run) by finding
+ * the PATCH operation tagged with the object's GroupVersionKind and checking its query parameters,
+ * so every PATCH operation here carries `x-kubernetes-group-version-kind` and the write parameters.
  *
  * PATCH operations deliberately have **no `requestBody`**: a PATCH that declares the
  * strategic-merge content type makes `kubectl apply` compute patches from the document's

@@ -95,7 +95,7 @@ export function handlePodLog(request: VerbRequest): void {
 /** `POST pods/NAME/eviction`: deletes the pod (there are no disruption budgets to honour). */
 export async function handleEviction(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, req, res } = request;
-  const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
+  const body = decodeObjectBody(req.headers["content-type"], await readBody(req, ctx));
   const eviction = isJsonObject(body) ? body : {};
   const evictedName = metaOf(eviction)["name"];
   if (typeof evictedName === "string" && evictedName !== "" && evictedName !== name) {
@@ -110,7 +110,7 @@ export async function handleEviction(request: VerbRequest): Promise<void> {
 /** `POST pods/NAME/binding`: assigns the pod to `target.name` (spec.nodeName). */
 export async function handleBinding(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, req, res } = request;
-  const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
+  const body = decodeObjectBody(req.headers["content-type"], await readBody(req, ctx));
   const target = isJsonObject(body) && isJsonObject(body["target"]) ? body["target"] : undefined;
   const node = target?.["name"];
   if (typeof node !== "string" || node === "")
@@ -140,7 +140,7 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
  */
 export async function handleTokenRequest(request: VerbRequest): Promise<void> {
   const { ctx, namespace, name, req, res } = request;
-  const body = decodeObjectBody(req.headers["content-type"], await readBody(req));
+  const body = decodeObjectBody(req.headers["content-type"], await readBody(req, ctx));
   if (!ctx.storage.get("/serviceaccounts", `${namespace}/${name}`)) {
     throw newNotFound({ group: "", resource: "serviceaccounts" }, name);
   }

@@ -1,3 +1,5 @@
+import { decodePathSegment } from "./request-target.js";
+
 /** What a request to the embedded server addresses, parsed from its method and path. */
 export type RequestInfo =
   { readonly kind: "nonResource"; readonly path: string } | ResourceRequestInfo;
@@ -56,12 +58,12 @@ export function parseRequestInfo(
   }
   let namespace = "";
   if (rest[0] === "namespaces" && rest.length > 1) {
-    namespace = decodeURIComponent(rest[1] as string);
+    namespace = decodePathSegment(rest[1] as string);
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2] as string)) rest = rest.slice(2);
   }
   if (rest.length === 0 || rest.length > 3) return undefined;
   const resource = rest[0] as string;
-  const name = rest[1] !== undefined ? decodeURIComponent(rest[1]) : "";
+  const name = rest[1] !== undefined ? decodePathSegment(rest[1]) : "";
   const subresource = rest[2] ?? "";
   const isCollection = name === "";
   let verb: string;

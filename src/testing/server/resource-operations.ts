@@ -17,6 +17,7 @@ import {
 } from "../../core/status.js";
 import { enforceKnownFields, type FieldValidationMode } from "./field-validation.js";
 import { recordUpdate, type ManagedFieldsEntry } from "./managed-fields.js";
+import { objectBoundsProblem } from "./object-bounds.js";
 import { validateObjectMeta } from "./object-validation.js";
 import { normalizeTypedObject } from "./typed-normalization.js";
 import type { ResourceEntry } from "./registry.js";
@@ -162,6 +163,19 @@ export class ResourceOperations {
   }
 
   private validate(entry: ResourceEntry, obj: JsonObject, extra: FieldError[] = []): void {
+    // Bodies are bounded when decoded, but a patch can nest a value under a deep path
+    // (JSON Patch paths are strings): the result is bounded again before it can be stored.
+    // managedFields are left out: they mirror the object's own shape a few levels deeper
+    // (which MAX_OBJECT_DEPTH leaves room for), and an accepted object must stay updatable.
+    const { managedFields: _managed, ...meta } = metaOf(obj);
+    const bounds = objectBoundsProblem({ ...obj, metadata: meta });
+    if (bounds) {
+      throw newBadRequest(
+        bounds.kind === "tooDeep"
+          ? `the object is nested deeper than ${bounds.limit} levels`
+          : `the object contains ${bounds.what}`,
+      );
+    }
     const errors = [
       ...validateObjectMeta(metaOf(obj), entry.policy, entry.info.namespaced),
       ...extra,
@@ -654,7 +668,11 @@ function applyCreateDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject 
   }
 }
 
-/** The CRD rules of §12: name = plural.group, exactly one storage version, a valid scope. */
+/**
+ * The CRD rules of
+ * `staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`:
+ * name = plural.group, exactly one storage version, a valid scope.
+ */
 function validateCrd(crd: JsonObject): FieldError[] {
   const errors: FieldError[] = [];
   const spec = crd["spec"];

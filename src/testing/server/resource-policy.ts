@@ -3,7 +3,8 @@ import type { ServedResource } from "./served-resource.js";
 
 /**
  * Per-type rules of kube-apiserver's registry strategies that the embedded server reproduces
- * (apiserver-semantics.md §3.3, §4.3, §4.5, §9.2).
+ * (`staging/src/k8s.io/apiserver/pkg/registry/rest/{create,update,delete}.go` and each kind's
+ * `pkg/registry/<group>/<resource>/strategy.go`).
  */
 export interface ResourcePolicy {
   /** `metadata.generation` is 1 on create and bumps when anything outside metadata/status changes. */
@@ -113,7 +114,10 @@ const PATH_SEGMENT_KINDS = new Set([
   "policy/PodDisruptionBudget",
 ]);
 
-/** The policy of a served resource; custom resources follow the CR rules of §12. */
+/**
+ * The policy of a served resource; custom resources follow apiextensions-apiserver's rules
+ * (`staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go`).
+ */
 export function policyFor(resource: ServedResource): ResourcePolicy {
   const gk = `${resource.group}/${resource.kind}`;
   if (resource.custom) {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { StatusError } from "../../core/status.js";
+import { warningHeaderValues } from "./warning-header.js";
 
 /** Sends a complete body, encoding it once (Content-Length from the bytes). */
 export function sendBody(
@@ -49,6 +50,21 @@ export function sendNotFoundPage(res: ServerResponse): void {
   res.end(text);
 }
 
+/**
+ * Go's `net/http` answer to a request line whose target it cannot parse (a malformed percent
+ * escape, an authority-form target): a plain `400 Bad Request` that closes the connection
+ * (`conn.serve` in `net/http/server.go`); kube-apiserver's handlers never see the request.
+ */
+export function sendBadRequestTarget(res: ServerResponse): void {
+  const text = "400 Bad Request";
+  res.writeHead(400, {
+    "Content-Type": "text/plain; charset=utf-8",
+    Connection: "close",
+    "Content-Length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
 /** Sends a plain-text body (health endpoints, logs). */
 export function sendText(res: ServerResponse, code: number, text: string): void {
   res.writeHead(code, {
@@ -59,11 +75,12 @@ export function sendText(res: ServerResponse, code: number, text: string): void 
   res.end(text);
 }
 
-/** Appends a `Warning: 299 - "text"` header (one per warning, RFC 7234 form). */
-export function addWarning(res: ServerResponse, text: string): void {
-  const value = `299 - ${JSON.stringify(text)}`;
-  const existing = res.getHeader("Warning");
-  if (existing === undefined) res.setHeader("Warning", [value]);
-  else
-    res.setHeader("Warning", [...(Array.isArray(existing) ? existing : [String(existing)]), value]);
+/**
+ * Sets the `Warning` headers of a request's warnings the way kube-apiserver's recorder does
+ * (deduplicated, truncated past 4096 runes, unsendable texts dropped; see
+ * {@link warningHeaderValues}). Never throws, whatever the texts contain.
+ */
+export function setWarnings(res: ServerResponse, texts: readonly string[]): void {
+  const values = warningHeaderValues(texts);
+  if (values.length > 0) res.setHeader("Warning", values);
 }

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../core/json.js";
+import { objectJson } from "./object-encoding.js";
 
 /** A change committed to storage, as watchers and the history see it. */
 export interface StorageEvent {
@@ -203,7 +204,8 @@ export class Storage {
   /**
    * Commits a write: `next` is the new state (its `metadata.resourceVersion` is set here),
    * `null` deletes. Returns the stored object (for a delete, the last state stamped with
-   * the deletion's revision).
+   * the deletion's revision). The object is JSON-encoded first: when that throws, nothing
+   * is committed and the error propagates.
    */
   commit(resource: string, key: string, next: JsonObject | null): StorageEvent {
     let items = this.resources.get(resource);
@@ -213,12 +215,16 @@ export class Storage {
     }
     const previous = items.items.get(key);
     if (!next && !previous) throw new Error(`storage: delete of missing ${resource} ${key}`);
-    const rv = ++this.revision;
+    const rv = this.revision + 1;
     const base = next ?? (previous as JsonObject);
     const object: JsonObject = {
       ...base,
       metadata: { ...(base["metadata"] as JsonObject), resourceVersion: String(rv) },
     };
+    // Encode before anything changes: an object that cannot be serialized is never stored
+    // (it would fail every read and watch of its resource), and the text is cached for them.
+    objectJson(object);
+    this.revision = rv;
     if (next) items.set(key, object);
     else items.delete(key);
     const event: StorageEvent = {

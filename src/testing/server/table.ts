@@ -12,8 +12,8 @@ import { compileJsonPath, type JsonPathEvaluator } from "./json-path.js";
 import type { PrinterColumn, ServedResource } from "./served-resource.js";
 
 /**
- * Server-side printing (apiserver-semantics.md §11, kubectl-trace.md §4-5): the `Table` kubectl
- * asks for with `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, and the
+ * Server-side printing (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/response.go`): the
+ * `Table` kubectl asks for with `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, and the
  * PartialObjectMetadata forms. A watch event's Table is `toTable([object], …)`.
  */
 

@@ -1,12 +1,13 @@
 import type { ServerResponse } from "node:http";
 import type { TimerHandle } from "../../core/clock.js";
 import type { JsonObject } from "../../core/json.js";
-import type { Status } from "../../core/status.js";
+import { newInternalError, type Status } from "../../core/status.js";
 import { objectJson } from "./object-encoding.js";
 import type { OutputFormat } from "./output-format.js";
 import type { ResourceEntry } from "./registry.js";
 import type { ServerContext } from "./server-context.js";
 import type { StorageEvent } from "./storage.js";
+import type { WatchRegistry } from "./watch-registry.js";
 import { toPartialObjectMetadata, toTable } from "./table.js";
 
 /** Annotation on the bookmark that ends a WatchList's initial events. */
@@ -29,9 +30,15 @@ export class WatchStream {
     private readonly format: OutputFormat,
     private readonly filter: (obj: JsonObject) => boolean,
     private readonly allowBookmarks: boolean,
-    private readonly onClose: (stream: WatchStream) => void,
+    private readonly registry: WatchRegistry,
   ) {
     res.on("close", () => this.finish());
+    res.on("drain", () => registry.reportDrained(this));
+  }
+
+  /** Bytes written but not yet taken by the connection. */
+  get backlogBytes(): number {
+    return this.closed ? 0 : this.res.writableLength;
   }
 
   /** Sends headers at once, as kube-apiserver does before any event. */
@@ -69,7 +76,10 @@ export class WatchStream {
     this.writeFrame(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`);
   }
 
-  /** Applies a storage change, translating selector transitions into ADDED / DELETED (§8.7). */
+  /**
+   * Applies a storage change, translating selector transitions into ADDED / DELETED (as the
+   * watch cache's `staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go` does).
+   */
   onStorageEvent(event: StorageEvent): void {
     if (this.closed || this.stalled || event.resource !== this.entry.storageId) return;
     const oldMatch = event.previous !== undefined && this.filter(event.previous);
@@ -124,7 +134,7 @@ export class WatchStream {
     this.closed = true;
     for (const t of this.timers) t.cancel();
     this.unsubscribe?.();
-    this.onClose(this);
+    this.registry.remove(this);
   }
 
   private scheduleBookmark(): void {
@@ -138,32 +148,47 @@ export class WatchStream {
 
   private write(type: string, obj: JsonObject): void {
     let objectText: string;
+    try {
+      objectText = this.encode(obj);
+    } catch (err) {
+      // Runs inside a storage commit: an object this watch cannot encode ends this watch,
+      // never the write that is being committed.
+      this.fail(newInternalError((err as Error).message).status);
+      return;
+    }
+    this.writeFrame(`{"type":"${type}","object":${objectText}}\n`);
+  }
+
+  private encode(obj: JsonObject): string {
     switch (this.format.kind) {
       case "table":
-        objectText = JSON.stringify(
+        return JSON.stringify(
           toTable([obj], this.entry.info, {
             includeObject: this.format.includeObject,
             now: this.ctx.clock.now(),
           }),
         );
-        break;
       case "metadata":
-        objectText = JSON.stringify(toPartialObjectMetadata(obj));
-        break;
+        return JSON.stringify(toPartialObjectMetadata(obj));
       default:
-        objectText = objectJson(obj);
+        return objectJson(obj);
     }
-    this.writeFrame(`{"type":"${type}","object":${objectText}}\n`);
   }
 
   private writeFrame(frame: string): void {
     if (this.closed) return;
-    this.res.write(frame);
+    const flowing = this.res.write(frame);
     if (this.res.writableLength > this.ctx.behaviour.maxWatchBacklogBytes) this.dropSlowReader();
+    else if (!flowing) this.registry.reportBacklog(this);
   }
 
-  /** kube-apiserver closes watchers that cannot keep up; here with an ERROR event naming why. */
-  private dropSlowReader(): void {
+  /**
+   * Drops a watcher that cannot keep up (its own backlog, or the total budget of
+   * {@link WatchRegistry}): kube-apiserver closes such watchers; here with an ERROR event
+   * naming why, which the connection gets a few seconds to take before it is destroyed.
+   */
+  dropSlowReader(): void {
+    if (this.closed) return;
     const status: Status = {
       kind: "Status",
       apiVersion: "v1",
@@ -177,7 +202,7 @@ export class WatchStream {
     const socket = this.res.socket;
     const timer = setTimeout(() => socket?.destroy(), DROP_DRAIN_MS);
     timer.unref();
-    this.res.on("finish", () => clearTimeout(timer));
+    this.res.on("close", () => clearTimeout(timer));
     this.finish();
   }
 }

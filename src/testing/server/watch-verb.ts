@@ -8,21 +8,9 @@ import {
 } from "./list-options.js";
 import { negotiateOutput } from "./output-format.js";
 import { RevisionCompactedError } from "./storage.js";
+import type { WatchRegistry } from "./watch-registry.js";
 import { INITIAL_EVENTS_END_ANNOTATION, WatchStream } from "./watch-stream.js";
 import type { VerbRequest } from "./verb-request.js";
-
-/** Live watch streams of a server, for faults (close, stall) and shutdown. */
-export class WatchRegistry {
-  readonly streams = new Set<WatchStream>();
-
-  add(stream: WatchStream): void {
-    this.streams.add(stream);
-  }
-
-  remove(stream: WatchStream): void {
-    this.streams.delete(stream);
-  }
-}
 
 /** kube-apiserver's default watch duration when timeoutSeconds is absent: 30–60 minutes. */
 function defaultTimeoutMs(): number {
@@ -61,7 +49,7 @@ export function handleWatch(request: VerbRequest, watches: WatchRegistry): void 
     format,
     filter,
     opts.allowWatchBookmarks || opts.sendInitialEvents === true,
-    (s) => watches.remove(s),
+    watches,
   );
   watches.add(stream);
   const timeoutMs =

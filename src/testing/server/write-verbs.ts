@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parse as parseYaml } from "yaml";
 import { applyJsonPatch, JsonPatchError, JsonPatchTooLargeError } from "../../core/json-patch.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { applyMergePatch } from "../../core/merge-patch.js";
@@ -22,14 +21,14 @@ import { negotiateOutput } from "./output-format.js";
 import { checkFieldSelector, parseListOptions } from "./list-options.js";
 import { listObjects } from "./read-verbs.js";
 import type { ResourceEntry } from "./registry.js";
-import { decodeObjectBody, parseJsonBody, readBody } from "./request-body.js";
+import { decodeObjectBody, parseJsonBody, parseYamlBody, readBody } from "./request-body.js";
 import {
   messageNameOf,
   metaOf,
   ResourceOperations,
   type WriteOptions,
 } from "./resource-operations.js";
-import { addWarning, sendBody, sendJson } from "./responses.js";
+import { sendBody, sendJson, setWarnings } from "./responses.js";
 import { fromScale, toScale } from "./scale-subresource.js";
 import { formatTime, type ServerContext } from "./server-context.js";
 import { parseDeleteOptions, parseWriteOptions } from "./write-options.js";
@@ -60,7 +59,7 @@ function respond(
   obj: JsonObject,
   warnings: readonly string[],
 ): void {
-  for (const w of warnings) addWarning(res, w);
+  setWarnings(res, warnings);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
   const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
   sendBody(res, code, body, contentType);
@@ -72,14 +71,14 @@ function respondRaw(
   value: unknown,
   warnings: readonly string[] = [],
 ): void {
-  for (const w of warnings) addWarning(res, w);
+  setWarnings(res, warnings);
   sendJson(res, code, value);
 }
 
 /** POST on a collection. */
 export async function handleCreate(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, req, res, query } = request;
-  const body = await readBody(req);
+  const body = await readBody(req, ctx);
   const opts = parseWriteOptions(query, req, "CreateOptions", false);
   const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
   const created = new ResourceOperations(ctx).create(entry, namespace, obj, opts);
@@ -89,7 +88,7 @@ export async function handleCreate(request: VerbRequest): Promise<void> {
 /** PUT on an object or its status. */
 export async function handleUpdate(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, subresource, req, res, query } = request;
-  const body = await readBody(req);
+  const body = await readBody(req, ctx);
   const opts = parseWriteOptions(query, req, "UpdateOptions", false);
   const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
   const ops = new ResourceOperations(ctx);
@@ -161,18 +160,16 @@ function applyPatchDocument(
 }
 
 function parseApplyBody(raw: Buffer): JsonObject {
-  let value: unknown;
-  try {
-    value = parseYaml(raw.toString("utf8"), { maxAliasCount: 100 }) as unknown;
-  } catch (err) {
-    throw newBadRequest(`error decoding YAML: ${(err as Error).message.split("\n")[0]}`);
-  }
+  const value = parseYamlBody(raw);
   if (!isJsonObject(value))
     throw newBadRequest("error decoding YAML: the apply configuration is not an object");
   return value;
 }
 
-/** The 409 of a server-side apply conflict (apiserver-semantics.md §4.4). */
+/**
+ * The 409 of a server-side apply conflict
+ * (`staging/src/k8s.io/apimachinery/pkg/util/managedfields/internal/conflict.go`).
+ */
 function applyConflictStatus(err: ApplyConflictError): StatusError {
   return newStatusError(409, "Conflict", err.message, {
     causes: err.conflicts.map((c) => ({
@@ -186,7 +183,7 @@ function applyConflictStatus(err: ApplyConflictError): StatusError {
 /** PATCH on an object, its status, or its scale. */
 export async function handlePatch(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, subresource, req, res, query } = request;
-  const raw = await readBody(req);
+  const raw = await readBody(req, ctx);
   const patchType = req.headers["content-type"]
     ? parseContentType(req.headers["content-type"]).mediaType
     : "";
@@ -309,7 +306,7 @@ function deleteSuccessStatus(entry: ResourceEntry, obj: JsonObject): JsonObject 
 /** DELETE on an object. */
 export async function handleDelete(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, req, res, query } = request;
-  const body = await readBody(req);
+  const body = await readBody(req, ctx);
   const opts = parseDeleteOptions(query, body);
   const result = new ResourceOperations(ctx).delete(entry, namespace, name, opts);
   if (result.removed && !entry.policy.deleteReturnsObject) {
@@ -331,7 +328,7 @@ export async function handleDelete(request: VerbRequest): Promise<void> {
 /** DELETE on a collection: each matching object is deleted individually; the answer lists them as they were. */
 export async function handleDeleteCollection(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, req, res, query } = request;
-  const body = await readBody(req);
+  const body = await readBody(req, ctx);
   const opts = parseDeleteOptions(query, body);
   const listOpts = parseListOptions(query, false, ctx.behaviour.watchList);
   checkFieldSelector(entry, listOpts.fieldSelector);

@@ -3,7 +3,7 @@
  * PATH (as a user would check), else kubekit's client from source.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -12,6 +12,21 @@ import { KubeConfig } from "../../../src/config/kube-config.js";
 import { hasKubectl } from "../../support/kubectl.js";
 
 const run = promisify(execFile);
+
+/** Runs real kubectl on `kubeconfig` (with a private HOME and cache) and resolves with its stdout. */
+export async function kubectl(kubeconfig: string, args: readonly string[]): Promise<string> {
+  const home = mkdtempSync(join(tmpdir(), "kubekit-e2e-home-"));
+  try {
+    const { stdout } = await run(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, "--cache-dir", join(home, "cache"), ...args],
+      { env: { ...process.env, HOME: home }, timeout: 30_000 },
+    );
+    return stdout;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
 
 /** `[namespace/name, resourceVersion]` of every ConfigMap, sorted by key. */
 export type ConfigMapVersions = [string, string][];

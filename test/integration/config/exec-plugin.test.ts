@@ -29,6 +29,7 @@ exit "$(cat "$STATE_DIR/exit-code" 2>/dev/null || echo 0)"
 `;
 
 const SLOW_PLUGIN = `#!/bin/sh
+if [ -f "$STATE_DIR/stderr" ]; then cat "$STATE_DIR/stderr" >&2; fi
 echo run >> "$STATE_DIR/runs"
 exec sleep 30
 `;
@@ -64,6 +65,8 @@ interface SetupOptions {
   readonly exec?: Record<string, unknown>;
   readonly cluster?: Record<string, unknown>;
   readonly stdinIsTerminal?: boolean;
+  /** More `exec.env` entries (after `STATE_DIR`). */
+  readonly env?: readonly { name: string; value: string }[];
 }
 
 /** A kubeconfig (at <tmp>/config) whose user runs a plugin with its own state directory. */
@@ -107,7 +110,7 @@ async function setup(options: SetupOptions = {}): Promise<Setup> {
               apiVersion,
               command: options.command ?? "./bin/plugin",
               args: ["get-token", "--cluster", "c"],
-              env: [{ name: "STATE_DIR", value: state }],
+              env: [{ name: "STATE_DIR", value: state }, ...(options.env ?? [])],
               interactiveMode: "Never",
               ...options.exec,
             },
@@ -355,6 +358,33 @@ describe("a failing exec plugin", () => {
       expect(error.message).not.toContain("secret-tok-1");
       expect(inspect(error)).not.toContain("secret-tok-1");
     }
+  });
+
+  it("scrubs exec.env values from stderr, also where the kept tail cuts one", async () => {
+    const secret = "env-secret-VALUE1";
+    // The last 4096 characters of this stderr start inside the second copy of the secret.
+    const stderr = `key=${secret}\n${"x".repeat(100)}${secret}${"y".repeat(4091)}`;
+    const s = await setup({ exit: 1, stderr, env: [{ name: "API_KEY", value: secret }] });
+    const error = await failure(s.source);
+    expect(error.stderr.length).toBeLessThanOrEqual(4096);
+    expect(error.stderr.endsWith("y".repeat(100))).toBe(true);
+    expect(error.message).not.toContain(secret.slice(-5));
+    expect(error.message).not.toContain(secret);
+  });
+
+  it("scrubs exec.env values from stderr when it times out", async () => {
+    const s = await setup({
+      command: "./bin/slow-plugin",
+      env: [{ name: "API_KEY", value: "env-secret-VALUE2" }],
+    });
+    await tree.write({ [`state-${counter}/stderr`]: "using env-secret-VALUE2\n" });
+    const pending = s.source.get().catch((e: unknown) => e);
+    await s.clock.waitForTimers(1);
+    await expect.poll(() => s.runs()).toBe(1);
+    s.clock.advance(60_000);
+    const error = (await pending) as ExecPluginError;
+    expect(error.reason).toBe("timeout");
+    expect(error.stderr).toBe("using REDACTED");
   });
 
   it("reports a missing command with the install hint", async () => {

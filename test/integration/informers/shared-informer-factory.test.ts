@@ -9,8 +9,8 @@ import { EventRecorder } from "./event-recorder.js";
 import { RecordingTransport } from "./recording-transport.js";
 
 /**
- * The SharedInformerFactory against the embedded API server: the DESIGN snippet end to end,
- * namespace and tweak options on list and watch, shared informers, incremental start,
+ * The SharedInformerFactory against the embedded API server: the README's informer snippet end to
+ * end, namespace and tweak options on list and watch, shared informers, incremental start,
  * waitForCacheSync results and shutdown.
  */
 
@@ -49,7 +49,7 @@ describe("SharedInformerFactory against the embedded API server", () => {
     await server.stop();
   });
 
-  it("runs the DESIGN snippet: handler, lister, namespace option", async () => {
+  it("runs the README's informer snippet: handler, lister, namespace option", async () => {
     await cs.coreV1.pods("default").create(pod("web-0", { app: "web" }));
     await cs.coreV1.pods("default").create(pod("db-0", { app: "db" }));
     await cs.coreV1.pods("other").create(pod("elsewhere-0", { app: "web" }));

@@ -6,7 +6,7 @@ import {
 } from "../../../src/client/discovery-media-type.js";
 
 describe("discovery Accept headers", () => {
-  it("asks for v2, then v2beta1, then plain JSON, exactly as kubectl 1.32 (kubectl-trace.md §2)", () => {
+  it("asks for v2, then v2beta1, then plain JSON, exactly as kubectl 1.32", () => {
     expect(AGGREGATED_DISCOVERY_ACCEPT).toBe(
       "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList," +
         "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList," +
@@ -71,7 +71,7 @@ describe("aggregatedDiscoveryVersion (format from the response Content-Type)", (
       "",
       "application/json",
       "application/json; charset=utf-8",
-      // Each mandatory parameter missing (kubectl-trace.md §2: parsed as legacy).
+      // Each mandatory parameter missing (client-go parses these as legacy).
       "application/json;v=v2;as=APIGroupDiscoveryList",
       "application/json;g=apidiscovery.k8s.io;as=APIGroupDiscoveryList",
       "application/json;g=apidiscovery.k8s.io;v=v2",

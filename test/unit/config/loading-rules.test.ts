@@ -3,6 +3,7 @@
  * kubectl is on PATH, also that it equals what `kubectl config view --merge --flatten -o json`
  * (or the matching kubectl command) prints for the same files.
  */
+import { truncate } from "node:fs/promises";
 import { delimiter } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/config/config-error.js";
@@ -291,6 +292,15 @@ describe("the KUBECONFIG list", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).file).toBe(bad);
     expect((error as ConfigError).message).toMatch(new RegExp(`^${bad}: invalid YAML: .*line 2`));
+  });
+
+  it("refuses a file larger than 16 MiB without reading it", async () => {
+    const huge = tree.path("huge/config");
+    await tree.write({ "huge/config": "" });
+    await truncate(huge, 16 * 1024 * 1024 + 1);
+    const error = await KubeConfig.load({ kubeconfig: huge }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe(`${huge}: is larger than 16777216 bytes`);
   });
 
   it("is an error when a listed file has a wrongly typed field, naming file, entry and field", async () => {

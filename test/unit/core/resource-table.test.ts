@@ -84,7 +84,7 @@ describe("builtinResources invariants", () => {
     expect(owner.get("hpa")).toBe("horizontalpodautoscalers");
   });
 
-  it("the all category holds exactly the §14 members", () => {
+  it("the all category holds exactly the members kube-apiserver lists in it", () => {
     const members = new Set(
       builtinResources.filter((r) => r.categories.includes("all")).map((r) => r.plural),
     );

@@ -136,7 +136,7 @@ function patchContainers(containers: JsonValue, extra: JsonObject = {}): JsonObj
 }
 
 describe("applyStrategicMergePatch: kubectl client-side apply", () => {
-  it("applies the exact kubectl-trace §6.3 patch (replicas, image, $setElementOrder)", () => {
+  it("applies the exact patch kubectl apply sends (replicas, image, $setElementOrder)", () => {
     const original = deepFreeze(deployment());
     const patch = deepFreeze({
       metadata: {
