@@ -139,8 +139,9 @@ function handleWarnings(ctx: RequestContext, response: TransportResponse): Warni
  * - Throttling: when `options.throttle`, waits for a rate limiter token before the first
  *   attempt and before each retry; waits over 50 ms are logged ("Waited for …ms due to
  *   client-side throttling, not priority and fairness, request: …").
- * - Retries (at most `options.maxRetries`, each logged at info): a 429 or 5xx response with
- *   a numeric `Retry-After` waits that many seconds on the clock; a transport error that
+ * - Retries (at most `options.maxRetries`, each logged at debug, as client-go logs them at
+ *   V(4) in `rest/with_retry.go`: a retry is a healthy recovery): a 429 or 5xx response
+ *   with a numeric `Retry-After` waits that many seconds on the clock; a transport error that
  *   `options.transportRetry` allows (a GET whose connection was reset before a response, for
  *   `do`) waits one second. Other failures are final.
  * - Errors: the user's abort rejects with `signal.reason`; the timeout with
@@ -189,7 +190,7 @@ export async function executeRequest<R>(
           attempt < options.maxRetries;
         if (!retryable) throw new TransportError(req.method, url, err, previous);
         previous = new TransportError(req.method, url, err);
-        ctx.logger.info(
+        ctx.logger.debug(
           `Retrying ${req.method} ${url} in ${CONNECTION_RESET_RETRY_SECONDS}s after a transport error (attempt ${attempt + 1})`,
           { error: (previous as Error).message },
         );
@@ -201,7 +202,7 @@ export async function executeRequest<R>(
       if (delaySeconds !== undefined && attempt < options.maxRetries) {
         const body = await readBody(response.body, ctx.maxResponseBodyBytes, req);
         previous = errorFromResponse(response.statusCode, response.headers, body, req.errorInfo);
-        ctx.logger.info(
+        ctx.logger.debug(
           `Got a Retry-After ${delaySeconds}s response for attempt ${attempt + 1} to ${url}`,
           { statusCode: response.statusCode },
         );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientsTour } from "../../examples/clients-tour.js";
+import { runDemo } from "../../examples/demo.js";
 import { informerTour } from "../../examples/informer-tour.js";
 
 describe("examples", () => {
@@ -34,4 +35,22 @@ describe("examples", () => {
       "lister after delete: notFound=true",
     ]);
   });
+
+  it("the demo's ReplicaSet controller converges through every step of the scenario", async () => {
+    const lines: string[] = [];
+    const summary = await runDemo({ out: (line) => lines.push(line) });
+    expect(Object.keys(summary.convergeMs)).toEqual([
+      "create",
+      "replace",
+      "scale up",
+      "scale down",
+      "relist",
+      "requeue",
+    ]);
+    expect(summary.requeues).toBe(2);
+    // 3 created, 1 replacement, 2 for the scale-up, 1 after the relist, 1 after the failures.
+    expect(summary.podsCreated).toBe(8);
+    expect(summary.podsDeleted).toBe(3);
+    expect(lines.some((line) => line.includes("== summary"))).toBe(true);
+  }, 60_000);
 });

@@ -249,7 +249,7 @@ describe("RESTClient over HTTPS", () => {
 });
 
 describe("Retry-After retries", () => {
-  it("retries 429 twice on the clock, then succeeds, logging each retry", async () => {
+  it("retries 429 twice on the clock, then succeeds, logging each retry at debug level", async () => {
     const clock = new FakeClock();
     const logger = recordingLogger();
     const client = new RESTClient(tokenConfig(), { clock, logger });
@@ -263,9 +263,9 @@ describe("Retry-After retries", () => {
     const res = await pending;
     expect(res.statusCode).toBe(200);
     const retries = logger.entries.filter((e) => e.message.startsWith("Got a Retry-After 1s"));
-    expect(retries.map((e) => e.message.slice(0, 40))).toEqual([
-      "Got a Retry-After 1s response for attemp",
-      "Got a Retry-After 1s response for attemp",
+    expect(retries.map((e) => [e.level, e.message.slice(0, 40)])).toEqual([
+      ["debug", "Got a Retry-After 1s response for attemp"],
+      ["debug", "Got a Retry-After 1s response for attemp"],
     ]);
   });
 
