@@ -74,16 +74,35 @@ function parseWarning(input: string): ParsedWarning | undefined {
   return { warning: { code: Number(code), agent, text: text.value }, rest };
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A header value as the text the server meant. kube-apiserver writes warning text as UTF-8
+ * bytes (`staging/src/k8s.io/apiserver/pkg/endpoints/filters/warning.go` keeps any valid
+ * UTF-8); Node's HTTP parsers hand header bytes over as Latin-1 characters. A value with
+ * bytes >= 0x80 that form valid UTF-8 is decoded as UTF-8; anything else is kept as it is.
+ */
+function headerText(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0080-\u00ff]/.test(value) || /[^\u0000-\u00ff]/.test(value)) return value;
+  try {
+    return utf8.decode(Buffer.from(value, "latin1"));
+  } catch {
+    return value;
+  }
+}
+
 /**
  * Parses `Warning` header values. Each value may hold several comma-separated warnings
  * (`299 - "a", 299 - "b"`); an optional quoted warn-date after the text is skipped. A
  * malformed value yields the warnings before the malformed part and nothing after it (as
- * client-go); text or agent with control characters counts as malformed.
+ * client-go); text or agent with control characters counts as malformed. Values are read as
+ * Node's HTTP clients deliver them (one Latin-1 character per byte): UTF-8 text is decoded.
  */
 export function parseWarningHeaders(values: readonly string[]): Warning[] {
   const warnings: Warning[] = [];
   for (const value of values) {
-    let rest = value.trim();
+    let rest = headerText(value).trim();
     while (rest !== "") {
       const parsed = parseWarning(rest);
       if (parsed === undefined) break;

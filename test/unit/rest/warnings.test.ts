@@ -18,6 +18,18 @@ function recordingLogger(): Logger & { warnings: string[] } {
 }
 
 describe("parseWarningHeaders", () => {
+  it("decodes UTF-8 text delivered as one Latin-1 character per byte, as Node's HTTP clients do", () => {
+    const sent = '299 - "unknown field \\"spec.ñandú\\" — ignored"';
+    const received = Buffer.from(sent, "utf8").toString("latin1");
+    expect(parseWarningHeaders([received])).toEqual([
+      { code: 299, agent: "-", text: 'unknown field "spec.ñandú" — ignored' },
+    ]);
+    // Bytes that are not UTF-8 stay as they came; plain Latin-1 strings pass unchanged.
+    expect(parseWarningHeaders(['299 - "caf\u00e9"'])).toEqual([
+      { code: 299, agent: "-", text: "caf\u00e9" },
+    ]);
+  });
+
   it("parses kube-apiserver's form, one warning per header value", () => {
     expect(
       parseWarningHeaders([
