@@ -15,6 +15,9 @@
  * Each line says when (seconds since the start) and where an event is on its path:
  * API server → Reflector → FIFO → Indexer → handler → workqueue → worker.
  *
+ * The controller runs under a Manager (metrics on `/metrics` with `serve`) and records
+ * `SuccessfulCreate` / `SuccessfulDelete` Events on the ReplicaSet, listed in the summary.
+ *
  * Against the embedded API server by default; with `kubeconfig`, against any cluster (steps 4
  * and 5 need the embedded server's fault injection and are skipped there).
  */
@@ -22,13 +25,15 @@ import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { LogFields, Logger, RateLimiter } from "kubekit";
 import {
-  Clientset,
+  EventRecorder,
   KubeConfig,
+  Manager,
   SharedInformerFactory,
   controllerOf,
   defaultControllerRateLimiter,
   isNotFound,
 } from "kubekit";
+import type { Clientset } from "kubekit";
 import { ApiServer } from "kubekit/testing";
 import type { ReplicaSetReconcile } from "./replicaset-controller.js";
 import { replicaSetController } from "./replicaset-controller.js";
@@ -48,6 +53,8 @@ export interface DemoOptions {
   readonly port?: number;
   /** Where `serve` writes the embedded server's kubeconfig. */
   readonly kubeconfigOut?: string;
+  /** Port of `/metrics` with `serve` (default: any free port). */
+  readonly metricsPort?: number;
   /** Ends a `serve` run (or the scenario early). */
   readonly signal?: AbortSignal;
 }
@@ -61,6 +68,8 @@ export interface DemoSummary {
   readonly reconciles: number;
   /** Rate-limited requeues after failed reconciles. */
   readonly requeues: number;
+  /** The Events recorded on the ReplicaSet, `reason: message`. */
+  readonly recordedEvents: readonly string[];
   /** Per step: ms from the action to the controller's convergence. */
   readonly convergeMs: Readonly<Record<string, number>>;
   readonly totalMs: number;
@@ -135,14 +144,23 @@ class Narrator {
   }
 }
 
-/** The reflector's and controller's diagnostics, narrated (debug lines dropped). */
-function narratingLogger(narrator: Narrator, where: string): Logger {
+/** Diagnostics narrated from level `least` up (default info; debug lines are dropped). */
+function narratingLogger(
+  narrator: Narrator,
+  where: string,
+  least: "info" | "warn" = "info",
+): Logger {
   const say = (message: string, fields?: LogFields): void => {
     const error = fields?.["error"];
     const detail = error instanceof Error ? `: ${error.message}` : "";
     narrator.say(where, `${message}${detail}`);
   };
-  return { debug: () => undefined, info: say, warn: say, error: say };
+  return {
+    debug: () => undefined,
+    info: least === "info" ? say : () => undefined,
+    warn: say,
+    error: say,
+  };
 }
 
 /** Runs the scenario; resolves with its summary (after `signal` aborts, with `serve`). */
@@ -169,7 +187,19 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       `watch it with kubectl:\n\n  export KUBECONFIG=${path}\n  kubectl get rs,pods -n ${NAMESPACE} -w\n`,
     );
   }
-  const clientset = new Clientset(kc.restConfig());
+  // The Manager runs the informers and the controller, with client-go's controller client
+  // defaults (QPS 20, burst 30) and, with `serve`, Prometheus metrics.
+  const manager = new Manager({
+    kubeConfig: kc,
+    ...(options.serve ? { metricsPort: options.metricsPort ?? 0 } : {}),
+    logger: narratingLogger(narrator, "manager", "warn"),
+  });
+  const clientset = manager.clientset;
+  const recorder = new EventRecorder({
+    clientset,
+    component: "replicaset-controller",
+    logger: narratingLogger(narrator, "events", "warn"),
+  });
   const counts = { podsCreated: 0, podsDeleted: 0, events: 0, reconciles: 0, requeues: 0 };
   // Converged also means the story is told: a reconcile reported after the last pod event.
   let seq = 0;
@@ -283,7 +313,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     rateLimiter,
     onReconciled,
     logger: narratingLogger(narrator, "worker"),
+    recorder,
+    metrics: manager.metrics,
   });
+  manager.add(factory);
+  manager.add(controller);
 
   const livePods = (): Pod[] =>
     pods.lister
@@ -328,17 +362,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     return narrator.elapsedMs();
   };
 
-  let controllerDone: Promise<void> = Promise.resolve();
+  let managerDone: Promise<void> = Promise.resolve();
   try {
     try {
       await clientset.coreV1.namespaces().create({ metadata: { name: NAMESPACE } });
     } catch (err) {
       if (!(err instanceof Error && "reason" in err && err.reason === "AlreadyExists")) throw err;
     }
-    factory.start(signal);
-    controllerDone = controller.run(signal);
-    await factory.waitForCacheSync(signal);
+    managerDone = manager.start(signal);
+    await manager.elected(); // the caches have synced and the controller runs
     narrator.say("informers", "pods and replicasets synced (list + watch)");
+    if (options.serve) narrator.plain(`metrics: http://127.0.0.1:${manager.metricsPort}/metrics`);
 
     let since = step("1. create ReplicaSet web with 3 replicas");
     narrator.say("API server", `create replicaset ${RS_NAME} (replicas 3)`);
@@ -376,6 +410,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       await converged("relist", 2, since, [vanished]);
 
       since = step("5. the next two pod creations fail: rate-limited requeues");
+      await recorder.flush(signal); // the Events of earlier steps are written before the fault
       server.faults.failNext(2, { code: 500, verbs: ["create"] });
       const killed = livePods()[0]?.metadata?.name ?? "";
       narrator.say("API server", `delete pod ${killed}; the next 2 creates will answer 500`);
@@ -385,8 +420,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       narrator.plain("\n(steps 4 and 5 need the embedded server's fault injection: skipped)");
     }
 
+    await recorder.flush(signal);
+    const recordedEvents = (await clientset.coreV1.events(NAMESPACE).list()).items
+      .filter((e) => e.involvedObject.kind === "ReplicaSet" && e.involvedObject.name === RS_NAME)
+      .map((e) => `${e.reason}: ${e.message}`)
+      .sort();
     const summary: DemoSummary = {
       ...counts,
+      recordedEvents,
       convergeMs,
       totalMs: Math.round(narrator.elapsedMs()),
     };
@@ -395,6 +436,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         `pods created ${summary.podsCreated}, deleted ${summary.podsDeleted}; ` +
         `handler events ${summary.events}; reconciles ${summary.reconciles}; ` +
         `rate-limited requeues ${summary.requeues}\n` +
+        `events on replicaset ${RS_NAME} (kubectl get events -n ${NAMESPACE}):\n` +
+        recordedEvents.map((e) => `  ${e}\n`).join("") +
         `time to converge: ${Object.entries(convergeMs)
           .map(([s, ms]) => `${s} ${ms} ms`)
           .join(", ")}\n` +
@@ -412,8 +455,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     return summary;
   } finally {
     stop.abort();
-    await controllerDone;
-    await factory.shutdown();
+    await managerDone.catch((err: unknown) => narrator.say("manager", `stopped: ${String(err)}`));
+    await recorder.shutdown();
     if (server) await server.stop();
     else
       await clientset.coreV1

@@ -18,7 +18,14 @@
  */
 import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import type { Clientset, Logger, RateLimiter, SharedInformerFactory } from "kubekit";
+import type {
+  Clientset,
+  ControllerMetricsProvider,
+  EventRecorder,
+  Logger,
+  RateLimiter,
+  SharedInformerFactory,
+} from "kubekit";
 import {
   Controller,
   controllerOf,
@@ -57,6 +64,10 @@ export interface ReplicaSetControllerOptions {
   readonly onReconciled?: (result: ReplicaSetReconcile) => void;
   /** How long a reconcile waits for the cache to observe its own writes (default 10 s). */
   readonly observeTimeoutMs?: number;
+  /** Records `SuccessfulCreate` / `SuccessfulDelete` Events on the ReplicaSet, as kube's does. */
+  readonly recorder?: EventRecorder;
+  /** Where the controller's and its workqueue's metrics go (e.g. a Manager's `metrics`). */
+  readonly metrics?: ControllerMetricsProvider;
 }
 
 const APPS_V1 = "apps/v1";
@@ -115,6 +126,8 @@ export function replicaSetController(options: ReplicaSetControllerOptions): Cont
       .list()
       .filter((pod) => isLive(pod) && controllerOf(pod)?.uid === rs.metadata?.uid);
     const desired = rs.spec?.replicas ?? 1;
+    // Lister objects carry no apiVersion/kind (list items never do): name them for Events.
+    const subject = { ...rs, apiVersion: APPS_V1, kind: "ReplicaSet" };
     const created: string[] = [];
     const deleted: string[] = [];
     // The newest resourceVersion this reconcile wrote: the cache must reach it before the
@@ -124,6 +137,12 @@ export function replicaSetController(options: ReplicaSetControllerOptions): Cont
     for (let i = owned.length; i < desired; i++) {
       const pod = await podClient.create(podFor(rs), { signal });
       created.push(pod.metadata?.name ?? "");
+      options.recorder?.event(
+        subject,
+        "Normal",
+        "SuccessfulCreate",
+        `Created pod: ${pod.metadata?.name}`,
+      );
       lastWrite = pod.metadata?.resourceVersion;
     }
     for (const pod of owned.sort(newestFirst).slice(0, Math.max(0, owned.length - desired))) {
@@ -135,6 +154,7 @@ export function replicaSetController(options: ReplicaSetControllerOptions): Cont
         if (!isNotFound(err)) throw err; // someone else deleted it: fine
       }
       deleted.push(name);
+      options.recorder?.event(subject, "Normal", "SuccessfulDelete", `Deleted pod: ${name}`);
     }
     const count = owned.length + created.length - deleted.length;
     if (
@@ -165,6 +185,7 @@ export function replicaSetController(options: ReplicaSetControllerOptions): Cont
     reconcile,
     ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
   });
   controller.watch(replicaSets.informer, { predicates: [generationChanged] });
   controller.watchOwned(pods.informer, { group: "apps", kind: "ReplicaSet" });

@@ -3,7 +3,8 @@
  * version of the built-in resource table, with one accessor per resource typed with the
  * `kubernetes-types` object and list types and limited to the verbs the resource serves.
  *
- *     node --import tsx tools/generate-clientset.ts          # rewrite the file
+ *     npm run generate                                 # rewrite it and the other generated file
+ *     node --import tsx tools/generate-clientset.ts          # rewrite this file only
  *
  * A unit test (test/unit/client/typed-clientset-generated.test.ts) fails when the committed
  * file differs from what this produces, so rerun it after changing the resource table or

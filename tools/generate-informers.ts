@@ -6,7 +6,8 @@
  * namespaced). Object types come from `kubernetes-types`; accessor names are the
  * clientset's (tools/generate-clientset.ts).
  *
- *     node --import tsx tools/generate-informers.ts          # rewrite the file
+ *     npm run generate                                 # rewrite it and the other generated file
+ *     node --import tsx tools/generate-informers.ts          # rewrite this file only
  *
  * A unit test (test/unit/informers/typed-informers-generated.test.ts) fails when the
  * committed file differs from what this produces, so rerun it after changing the resource

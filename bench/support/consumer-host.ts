@@ -8,9 +8,11 @@
  * The measurement: heap after GC; start the consumer and wait until it holds every pod
  * (sync time); heap after GC; then, when the task has events, POST the replay server's
  * stream trigger and wait until the consumer has processed every MODIFIED event (stream
- * time, from just before the trigger); heap after GC.
+ * time, from just before the trigger); heap after GC. CPU time and the longest event-loop
+ * delay are measured over each of the two phases.
  */
 import { request as httpRequest } from "node:http";
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type {
   ConsumerKind,
   ConsumerMessage,
@@ -25,6 +27,7 @@ import { collectedHeap, withTimeout } from "./timing.js";
 /** Each consumer's module; only the one used is imported. */
 const MODULES: Readonly<Record<ConsumerKind, string>> = {
   kubekit: "./consumer-kubekit.js",
+  "kubekit-controller": "./consumer-kubekit-controller.js",
   "client-node": "./consumer-client-node.js",
   floor: "./consumer-floor.js",
 };
@@ -55,19 +58,38 @@ function triggerStream(url: string): Promise<void> {
   });
 }
 
+/** The event-loop delay monitor's sampling interval (issue 14's figure). */
+const EVENT_LOOP_DELAY_RESOLUTION_MS = 10;
+
+/** Starts sampling the event-loop delay of the phase about to begin. */
+function startEventLoopDelay(): IntervalHistogram {
+  const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_DELAY_RESOLUTION_MS });
+  histogram.enable();
+  return histogram;
+}
+
+/** Stops sampling and returns the longest delay seen, in ms. */
+function maxEventLoopDelayMs(histogram: IntervalHistogram): number {
+  histogram.disable();
+  return histogram.max / 1e6;
+}
+
 function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
 }
 
 async function measure(task: ConsumerTask, consumer: InformerConsumer): Promise<ConsumerResult> {
   const heapBefore = collectedHeap();
+  const syncDelay = startEventLoopDelay();
   const cpuAtStart = process.cpuUsage();
   const start = performance.now();
   const syncedAt = await withTimeout(consumer.sync(), PHASE_TIMEOUT_MS, `${task.kind} sync`);
   const syncCpuMs = cpuMs(process.cpuUsage(cpuAtStart));
+  const syncEventLoopDelayMaxMs = maxEventLoopDelayMs(syncDelay);
   const heapSynced = collectedHeap();
-  let stream: { ms: number; cpuMs: number; heap: HeapStats } | undefined;
+  let stream: { ms: number; cpuMs: number; delayMaxMs: number; heap: HeapStats } | undefined;
   if (task.events > 0) {
+    const streamDelay = startEventLoopDelay();
     const cpuAtTrigger = process.cpuUsage();
     const triggeredAt = performance.now();
     await triggerStream(task.url);
@@ -77,15 +99,27 @@ async function measure(task: ConsumerTask, consumer: InformerConsumer): Promise<
       `${task.kind} stream of ${task.events} events`,
     );
     const streamCpuMs = cpuMs(process.cpuUsage(cpuAtTrigger));
-    stream = { ms: streamedAt - triggeredAt, cpuMs: streamCpuMs, heap: collectedHeap() };
+    const delayMaxMs = maxEventLoopDelayMs(streamDelay);
+    stream = {
+      ms: streamedAt - triggeredAt,
+      cpuMs: streamCpuMs,
+      delayMaxMs,
+      heap: collectedHeap(),
+    };
   }
   const listBytes = consumer.listBytes?.();
   return {
     kind: task.kind,
     syncMs: syncedAt - start,
     syncCpuMs,
+    syncEventLoopDelayMaxMs,
     ...(stream
-      ? { streamMs: stream.ms, streamCpuMs: stream.cpuMs, heapStreamed: stream.heap }
+      ? {
+          streamMs: stream.ms,
+          streamCpuMs: stream.cpuMs,
+          streamEventLoopDelayMaxMs: stream.delayMaxMs,
+          heapStreamed: stream.heap,
+        }
       : {}),
     heapBefore,
     heapSynced,

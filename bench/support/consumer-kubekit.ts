@@ -17,7 +17,7 @@ import { Countdown } from "./countdown.js";
  * (QPS 5, burst 10) — no client-side rate limit, so that the 100 list pages are not paced
  * by the limiter (which would measure the limiter: 90 pages at 5/s take 18 s).
  */
-function restConfig(task: ConsumerTask): RestConfig {
+export function restConfig(task: ConsumerTask): RestConfig {
   return {
     host: task.url,
     tls: {},
@@ -25,6 +25,14 @@ function restConfig(task: ConsumerTask): RestConfig {
     qps: task.defaultRateLimit ? 0 : -1,
     burst: 0,
   };
+}
+
+/** The benchmark's pod informer: a SharedIndexInformer with its defaults over `client`. */
+export function podInformer(client: RESTClient): SharedIndexInformer<Pod> {
+  return new SharedIndexInformer<Pod>({
+    name: "pods",
+    listerWatcher: listerWatcherFor<Pod>(client, { group: "", version: "v1", resource: "pods" }),
+  });
 }
 
 class KubekitConsumer implements InformerConsumer {
@@ -37,14 +45,7 @@ class KubekitConsumer implements InformerConsumer {
 
   constructor(private readonly task: ConsumerTask) {
     this.client = new RESTClient(restConfig(task));
-    this.informer = new SharedIndexInformer<Pod>({
-      name: "pods",
-      listerWatcher: listerWatcherFor<Pod>(this.client, {
-        group: "",
-        version: "v1",
-        resource: "pods",
-      }),
-    });
+    this.informer = podInformer(this.client);
     this.added = new Countdown(task.pods);
     this.modified = new Countdown(task.events);
     this.informer.setWatchErrorHandler((err) => {

@@ -6,10 +6,12 @@
 import type { HeapStats } from "./host-protocol.js";
 
 /**
- * Who consumes the list and the watch: kubekit's SharedIndexInformer, @kubernetes/client-node's
- * informer, or the floor (HTTP reads and JSON.parse, nothing else).
+ * Who consumes the list and the watch: kubekit's SharedIndexInformer, the same informer
+ * feeding a kubekit `Controller` with a no-op reconcile (synced once every pod has been
+ * reconciled), @kubernetes/client-node's informer, or the floor (HTTP reads and JSON.parse,
+ * nothing else).
  */
-export type ConsumerKind = "kubekit" | "client-node" | "floor";
+export type ConsumerKind = "kubekit" | "kubekit-controller" | "client-node" | "floor";
 
 /** What one consumer process does. */
 export interface ConsumerTask {
@@ -46,6 +48,12 @@ export interface ConsumerResult {
    */
   readonly syncCpuMs: number;
   readonly streamCpuMs?: number;
+  /**
+   * The longest event-loop delay during each phase (`perf_hooks.monitorEventLoopDelay`,
+   * resolution 10 ms): how long a timer or an incoming request could have waited.
+   */
+  readonly syncEventLoopDelayMaxMs: number;
+  readonly streamEventLoopDelayMaxMs?: number;
   /** The heap after full GCs: before the sync (libraries loaded, nothing listed), after it, after the stream. */
   readonly heapBefore: HeapStats;
   readonly heapSynced: HeapStats;

@@ -2,7 +2,7 @@
  * The informer cache: a keyed map with secondary indices (client-go's `cache` over a
  * `threadSafeMap`), and the factories that build it.
  */
-import { isJsonObject } from "../core/json.js";
+import { resourceVersionOf } from "../core/object-metadata.js";
 import { IndexerError } from "./indexer-error.js";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
 import type { IndexFunc, Indexer, Indexers, KeyFunc, Store } from "./store.js";
@@ -43,15 +43,6 @@ interface IndexSlot<T> {
 }
 
 const NO_VALUES: IndexValues = [];
-
-/** An object's non-empty `metadata.resourceVersion`, else `undefined` (tombstones, objects without one). */
-function resourceVersionOf(obj: unknown): string | undefined {
-  if (!isJsonObject(obj)) return undefined;
-  const metadata = obj["metadata"];
-  if (!isJsonObject(metadata)) return undefined;
-  const rv = metadata["resourceVersion"];
-  return typeof rv === "string" && rv !== "" ? rv : undefined;
-}
 
 /**
  * The {@link Indexer} of kubekit informers. Single-threaded JavaScript makes every method

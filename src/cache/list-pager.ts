@@ -7,13 +7,10 @@ import { DEFAULT_PAGE_SIZE, listAllPages, type ListAllResult } from "../client/l
 import type { ListOptions } from "../rest/index.js";
 import type { ListerWatcher } from "./lister-watcher.js";
 
-/** client-go's default page size (`pager.defaultPageSize`). */
-export const DEFAULT_PAGER_PAGE_SIZE = DEFAULT_PAGE_SIZE;
-
 /** Settings of {@link listWithPager}. */
 export interface ListPagerOptions {
   /**
-   * Items per page when `options.limit` is not set (default {@link DEFAULT_PAGER_PAGE_SIZE});
+   * Items per page when `options.limit` is not set (default {@link DEFAULT_PAGE_SIZE});
    * 0 asks for the whole list in one request.
    */
   readonly pageSize?: number;
@@ -37,7 +34,7 @@ export async function listWithPager<T>(
   options: ListOptions,
   pagerOptions: ListPagerOptions = {},
 ): Promise<PagedList<T>> {
-  const pageSize = pagerOptions.pageSize ?? DEFAULT_PAGER_PAGE_SIZE;
+  const pageSize = pagerOptions.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 0) {
     throw new RangeError(`pageSize must be an integer >= 0, got ${pageSize}`);
   }

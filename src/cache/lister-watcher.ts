@@ -5,7 +5,12 @@
  */
 import type { JsonObject } from "../core/json.js";
 import { isJsonObject } from "../core/json.js";
+import { metadataOf } from "../core/object-metadata.js";
 import type { ListOptions, RESTClient, WatchEvent, WatchOptions } from "../rest/index.js";
+import {
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
+} from "../client/metadata-client.js";
 
 /** One page of a list: the items and the list metadata. */
 export interface ListPage<T> {
@@ -74,14 +79,6 @@ export interface ListerWatcherTarget {
   readonly accept?: string;
 }
 
-/** The Accept header of metadata-only lists: PartialObjectMetadataList, else plain JSON. */
-export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT =
-  "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
-
-/** The Accept header of metadata-only watches: PartialObjectMetadata events, else plain JSON. */
-export const PARTIAL_OBJECT_METADATA_ACCEPT =
-  "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
-
 /** A list body that is not a Kubernetes list (no object, `items` not an array). */
 export class ListDecodeError extends Error {
   constructor(message: string) {
@@ -102,7 +99,7 @@ function toListPage<T>(body: unknown): ListPage<T> {
   if (items !== undefined && items !== null && !Array.isArray(items)) {
     throw new ListDecodeError("list response body has a non-array items field");
   }
-  const meta = isJsonObject(body["metadata"]) ? body["metadata"] : {};
+  const meta = metadataOf(body) ?? {};
   const resourceVersion = stringField(meta, "resourceVersion");
   const continueToken = stringField(meta, "continue");
   const remaining = meta["remainingItemCount"];

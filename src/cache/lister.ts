@@ -3,9 +3,9 @@
  * `ListAllByNamespace` and the generated listers' `List`/`Get`).
  */
 import type { GroupResource } from "../core/gvk.js";
-import { isJsonObject } from "../core/json.js";
 import { LabelSelector } from "../core/label-selector.js";
-import { newNotFound } from "../core/status.js";
+import { labelsOf, namespaceOf } from "../core/object-metadata.js";
+import { newNotFound } from "../core/status-builders.js";
 import { NAMESPACE_INDEX } from "./namespace-index.js";
 import type { Indexer } from "./store.js";
 
@@ -15,28 +15,6 @@ export type ListerSelector = LabelSelector | string;
 function toSelector(selector: ListerSelector | undefined): LabelSelector | undefined {
   if (selector === undefined) return undefined;
   return typeof selector === "string" ? LabelSelector.parse(selector) : selector;
-}
-
-function metadataOf(obj: unknown): Readonly<Record<string, unknown>> | undefined {
-  if (!isJsonObject(obj)) return undefined;
-  const metadata = obj["metadata"];
-  return isJsonObject(metadata) ? metadata : undefined;
-}
-
-/** An object's string-valued labels (other values are ignored), or `undefined` when it has none. */
-function labelsOf(obj: unknown): Readonly<Record<string, string>> | undefined {
-  const labels = metadataOf(obj)?.["labels"];
-  if (!isJsonObject(labels)) return undefined;
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(labels)) {
-    if (typeof value === "string") out[key] = value;
-  }
-  return out;
-}
-
-function namespaceOf(obj: unknown): string {
-  const namespace = metadataOf(obj)?.["namespace"];
-  return typeof namespace === "string" ? namespace : "";
 }
 
 /** The objects of `objects` that `selector` matches; all of them (the same array) when it is empty. */

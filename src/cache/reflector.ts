@@ -6,11 +6,11 @@
 import { BackoffPolicy } from "../core/backoff.js";
 import type { Clock, TimerHandle } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
-import type { JsonObject } from "../core/json.js";
 import { isJsonObject } from "../core/json.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
 import { objectKey } from "../core/object-key.js";
+import { annotationOf, resourceVersionOf } from "../core/object-metadata.js";
 import {
   isResourceExpired,
   isTooLargeResourceVersion,
@@ -20,7 +20,8 @@ import {
 import type { ListOptions, WatchEvent, WatchOptions } from "../rest/index.js";
 import { RequestTimeoutError, TransportError, WatchIdleTimeoutError } from "../rest/index.js";
 import type { PagedList } from "./list-pager.js";
-import { DEFAULT_PAGER_PAGE_SIZE, listWithPager } from "./list-pager.js";
+import { DEFAULT_PAGE_SIZE } from "../client/list-pager.js";
+import { listWithPager } from "./list-pager.js";
 import type { ListerWatcher, ListPage, WatchStream } from "./lister-watcher.js";
 import {
   UnsupportedListKindError,
@@ -137,20 +138,8 @@ interface WatchCycle<T> {
   resyncFailure: { readonly error: unknown } | undefined;
 }
 
-function metadataOf(obj: unknown): JsonObject | undefined {
-  if (!isJsonObject(obj)) return undefined;
-  const meta = obj["metadata"];
-  return isJsonObject(meta) ? meta : undefined;
-}
-
-function resourceVersionOf(obj: unknown): string | undefined {
-  const rv = metadataOf(obj)?.["resourceVersion"];
-  return typeof rv === "string" && rv !== "" ? rv : undefined;
-}
-
 function isInitialEventsEnd(obj: unknown): boolean {
-  const annotations = metadataOf(obj)?.["annotations"];
-  return isJsonObject(annotations) && annotations[INITIAL_EVENTS_END_ANNOTATION] === "true";
+  return annotationOf(obj, INITIAL_EVENTS_END_ANNOTATION) === "true";
 }
 
 /**
@@ -451,7 +440,7 @@ export class Reflector<T> {
   async #list(signal: AbortSignal): Promise<void> {
     this.#phase = "list";
     const rv = this.#relistResourceVersion();
-    let pageSize = DEFAULT_PAGER_PAGE_SIZE;
+    let pageSize = DEFAULT_PAGE_SIZE;
     if (this.#pageSize > 0) pageSize = this.#pageSize;
     else if (!this.#paginatedResult && rv !== "" && rv !== "0") pageSize = 0;
     const lister = {
@@ -675,19 +664,15 @@ export class Reflector<T> {
         }
         if (signal.aborted) throw signal.reason;
         throwIfResyncFailed(cycle);
-        if (failure !== undefined) {
-          if (!isRetriableWatchError(failure.error)) throw failure.error;
+        const lasted = this.#clock.now() - open.startedAt;
+        if (this.#rewatchRule(open, lasted, failure) === "after-backoff") {
           const delay = this.#backoff.next();
           this.#report(
-            failure.error,
+            failure?.error,
             `re-watching from ${this.#lastSyncResourceVersion} in ${seconds(delay)}`,
           );
           await this.#clock.sleep(delay, signal);
           continue;
-        }
-        const lasted = this.#clock.now() - open.startedAt;
-        if (open.eventCount === 0 && lasted < VERY_SHORT_WATCH_MS) {
-          throw new VeryShortWatchError(this.name, lasted);
         }
         this.#succeeded();
         this.#logWatchEnd(open, lasted);
@@ -695,6 +680,33 @@ export class Reflector<T> {
     } finally {
       resync?.cancel();
     }
+  }
+
+  /**
+   * The re-watch rule (the watch's counterpart of `#relistResourceVersion`): how the
+   * reflector goes on after a watch that lasted `lasted` ms ended, cleanly or with `failure`.
+   * Every re-watch starts from the last resourceVersion.
+   * - A clean end re-watches at once (`"now"`), unless the watch delivered nothing and lasted
+   *   less than {@link VERY_SHORT_WATCH_MS}: that throws a {@link VeryShortWatchError} ("very
+   *   short watch" in client-go), so the reflector relists.
+   * - A retriable error (429, a refused connection, a half-open watch: see
+   *   `isRetriableWatchError`) re-watches after a backoff (`"after-backoff"`), as client-go's
+   *   `isWatchErrorRetriable` decides (`staging/src/k8s.io/client-go/tools/cache/reflector.go`).
+   * - Any other error is thrown: the reflector backs off and relists.
+   */
+  #rewatchRule(
+    open: OpenWatch<T>,
+    lasted: number,
+    failure: { readonly error: unknown } | undefined,
+  ): "now" | "after-backoff" {
+    if (failure !== undefined) {
+      if (isRetriableWatchError(failure.error)) return "after-backoff";
+      throw failure.error;
+    }
+    if (open.eventCount === 0 && lasted < VERY_SHORT_WATCH_MS) {
+      throw new VeryShortWatchError(this.name, lasted);
+    }
+    return "now";
   }
 
   /** A clean end: routine when the watch ran its requested timeout, news otherwise. */

@@ -5,9 +5,9 @@
  */
 import type { Clock } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
-import { isJsonObject } from "../core/json.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
+import { hasMetadata, resourceVersionOf } from "../core/object-metadata.js";
 import { DeltaFIFO } from "./delta-fifo.js";
 import { createIndexer } from "./indexer.js";
 import { InformerLifecycleError } from "./informer-errors.js";
@@ -94,19 +94,31 @@ export interface SharedIndexInformerOptions<T> {
   readonly reflector?: InformerReflectorOptions;
 }
 
-/** An object's `metadata.resourceVersion` (`""` when unset), or `undefined` when it has no metadata. */
-function resourceVersionOf(obj: unknown): string | undefined {
-  if (!isJsonObject(obj)) return undefined;
-  const metadata = obj["metadata"];
-  if (!isJsonObject(metadata)) return undefined;
-  const rv = metadata["resourceVersion"];
-  return typeof rv === "string" ? rv : "";
-}
+/**
+ * Where an informer is in its life, which decides what each method may do:
+ * - `new`: {@link SharedIndexInformer.run} not called yet; `setTransform`,
+ *   `setWatchErrorHandler` and handlers with a shorter resync period are still accepted;
+ * - `running`: listing and watching; a new handler first gets the cached objects replayed;
+ * - `stopping`: the reflector and the queue processing have ended (`run`'s signal aborted, or
+ *   its start failed) and the handlers' delivery loops are being stopped; no handler can be
+ *   added;
+ * - `stopped`: everything stopped, `run` is resolving; no handler or index can be added, and
+ *   sync waits resolve `false`.
+ * A phase only moves forward, in this order.
+ */
+type InformerPhase = "new" | "running" | "stopping" | "stopped";
 
-/** An update that did not change the resourceVersion: a resync, or a relist of an unchanged object. */
+/**
+ * An update that did not change the resourceVersion: a resync, or a relist of an unchanged
+ * object. As client-go's processDeltas, two objects with metadata and no resourceVersion
+ * count as unchanged; an object without metadata never does.
+ */
 function isResyncUpdate(oldObj: unknown, newObj: unknown): boolean {
-  const before = resourceVersionOf(oldObj);
-  return before !== undefined && before === resourceVersionOf(newObj);
+  return (
+    hasMetadata(oldObj) &&
+    hasMetadata(newObj) &&
+    resourceVersionOf(oldObj) === resourceVersionOf(newObj)
+  );
 }
 
 /** The registration handed out by {@link SharedIndexInformer.addEventHandler}. */
@@ -213,9 +225,7 @@ export class SharedIndexInformer<T> {
   #transform: ((obj: T) => T) | undefined;
   #watchErrorHandler: ((error: unknown) => void) | undefined;
   #reflector: Reflector<T> | undefined;
-  #started = false;
-  #stopping = false;
-  #stopped = false;
+  #phase: InformerPhase = "new";
 
   /** @throws {RangeError} when `resyncPeriodMs` is negative or not finite, or `queue` is unknown. */
   constructor(options: SharedIndexInformerOptions<T>) {
@@ -259,12 +269,12 @@ export class SharedIndexInformer<T> {
 
   /** Whether {@link run} was called. */
   get isStarted(): boolean {
-    return this.#started;
+    return this.#phase !== "new";
   }
 
   /** Whether {@link run} has finished: reflector, queue processing and every handler stopped. */
   get isStopped(): boolean {
-    return this.#stopped;
+    return this.#phase === "stopped";
   }
 
   /**
@@ -296,7 +306,7 @@ export class SharedIndexInformer<T> {
     handler: ResourceEventHandler<T>,
     options: { readonly resyncPeriodMs?: number } = {},
   ): EventHandlerRegistration {
-    if (this.#stopping || this.#stopped) {
+    if (this.#phase === "stopping" || this.#phase === "stopped") {
       throw new InformerLifecycleError(
         "Stopped",
         this.name,
@@ -313,7 +323,7 @@ export class SharedIndexInformer<T> {
         period = MINIMUM_RESYNC_PERIOD_MS;
       }
       if (period < this.#resyncCheckPeriodMs) {
-        if (this.#started) {
+        if (this.#phase === "running") {
           this.#logger.info(
             `${this.name}: the informer has started; resync period raised to its resync check period`,
             { desiredMs: period, checkPeriodMs: this.#resyncCheckPeriodMs },
@@ -347,13 +357,13 @@ export class SharedIndexInformer<T> {
         this.#waiters.notify();
       },
       this.#waiters,
-      () => this.#stopped,
+      () => this.#phase === "stopped",
     );
     this.#registrations.add(registration);
     // Synchronous from here on: no delta can be processed between the replay and the
     // registration, so the handler sees the cache, then every later change.
     this.#processor.add(listener);
-    if (this.#started) {
+    if (this.#phase === "running") {
       for (const obj of this.indexer.list()) {
         listener.add({ type: "add", obj, isInInitialList: true });
       }
@@ -384,14 +394,14 @@ export class SharedIndexInformer<T> {
    * @throws {RangeError} (as a rejection) for invalid reflector options.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.#started) {
+    if (this.#phase !== "new") {
       throw new InformerLifecycleError(
         "AlreadyStarted",
         this.name,
         "run() may only be called once",
       );
     }
-    this.#started = true;
+    this.#phase = "running";
     try {
       const errorHandler = this.#watchErrorHandler;
       const reflector = new Reflector<T>({
@@ -408,10 +418,10 @@ export class SharedIndexInformer<T> {
       this.#reflector = reflector;
       await Promise.all([reflector.run(signal), this.#processLoop(signal)]);
     } finally {
-      this.#stopping = true;
+      this.#phase = "stopping";
       this.#queue.close();
       await this.#processor.stop();
-      this.#stopped = true;
+      this.#phase = "stopped";
       this.#waiters.notify();
     }
   }
@@ -431,7 +441,7 @@ export class SharedIndexInformer<T> {
   waitForSync(signal?: AbortSignal): Promise<boolean> {
     return this.#waiters.wait(() => {
       if (this.hasSynced()) return true;
-      if (this.#stopped) return false;
+      if (this.#phase === "stopped") return false;
       return undefined;
     }, signal);
   }
@@ -469,7 +479,7 @@ export class SharedIndexInformer<T> {
         failure = { error };
         return false;
       }
-      if (this.#stopped) return false;
+      if (this.#phase === "stopped") return false;
       return undefined;
     }, signal);
     return waited.then((result) => {
@@ -485,7 +495,7 @@ export class SharedIndexInformer<T> {
    * @throws {InformerLifecycleError} (`Stopped`) once the informer has stopped.
    */
   addIndexers(indexers: Indexers<T>): void {
-    if (this.#stopped) {
+    if (this.#phase === "stopped") {
       throw new InformerLifecycleError("Stopped", this.name, "the informer has stopped");
     }
     this.indexer.addIndexers(indexers);
@@ -503,7 +513,7 @@ export class SharedIndexInformer<T> {
    * @throws {InformerLifecycleError} (`AlreadyStarted`) after {@link run}.
    */
   setTransform(transform: (obj: T) => T): void {
-    if (this.#started) {
+    if (this.#phase !== "new") {
       throw new InformerLifecycleError(
         "AlreadyStarted",
         this.name,
@@ -520,7 +530,7 @@ export class SharedIndexInformer<T> {
    * @throws {InformerLifecycleError} (`AlreadyStarted`) after {@link run}.
    */
   setWatchErrorHandler(handler: (error: unknown) => void): void {
-    if (this.#started) {
+    if (this.#phase !== "new") {
       throw new InformerLifecycleError(
         "AlreadyStarted",
         this.name,

@@ -4,6 +4,7 @@
  * and that often makes up most of an object's memory.
  */
 import { isJsonObject } from "../core/json.js";
+import { metadataOf } from "../core/object-metadata.js";
 
 /**
  * Returns `obj` without `metadata.managedFields`. Does not mutate its argument: when there is
@@ -16,8 +17,8 @@ import { isJsonObject } from "../core/json.js";
  */
 export function stripManagedFields<T>(obj: T): T {
   if (!isJsonObject(obj)) return obj;
-  const metadata = obj["metadata"];
-  if (!isJsonObject(metadata) || !Object.hasOwn(metadata, "managedFields")) return obj;
+  const metadata = metadataOf(obj);
+  if (metadata === undefined || !Object.hasOwn(metadata, "managedFields")) return obj;
   const { managedFields: _managedFields, ...rest } = metadata;
   return { ...obj, metadata: rest };
 }

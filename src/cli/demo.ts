@@ -1,17 +1,19 @@
 import { parseArgs } from "node:util";
 
 /** The help of `kubekit demo`. */
-export const DEMO_USAGE = `usage: kubekit demo [--serve [--port N] [--kubeconfig-out FILE]] [--kubeconfig FILE]
+export const DEMO_USAGE = `usage: kubekit demo [--serve [--port N] [--kubeconfig-out FILE] [--metrics-port N]] [--kubeconfig FILE]
 
 Plays the seeds' scenario end to end and narrates each step: a ReplicaSet-style controller
 (SharedInformerFactory + Controller) keeps N pods per ReplicaSet while pods are deleted, the
 ReplicaSet is scaled, the server cuts every watch and compacts its history (410, relist), and
-a failing reconcile is requeued with backoff. Ends with a summary; exit 0 when it converged.
+a failing reconcile is requeued with backoff. The controller runs under a Manager and records
+Events on the ReplicaSet. Ends with a summary; exit 0 when it converged.
 
   --serve               keep the embedded server and the controller running after the
                         scenario, until Ctrl+C, and print how to watch with kubectl
   --port N              the embedded server's port (default 0: a free one)
   --kubeconfig-out FILE where --serve writes the kubeconfig
+  --metrics-port N      the port of /metrics with --serve (default 0: a free one, printed)
   --kubeconfig FILE     run the controller against this kubeconfig's cluster instead of the
                         embedded server (the fault-injection steps are skipped)
   -h, --help            print this help
@@ -23,6 +25,7 @@ interface DemoRunOptions {
   readonly serve?: boolean;
   readonly port?: number;
   readonly kubeconfigOut?: string;
+  readonly metricsPort?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -38,6 +41,17 @@ function demoModuleUrl(): URL {
     : new URL("../examples/demo.js", import.meta.url);
 }
 
+/** A port option's value; null (after reporting the usage error) when it is not a port. */
+function portOption(name: string, text: string | undefined): number | undefined | null {
+  if (text === undefined) return undefined;
+  const port = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
+  process.stderr.write(
+    `kubekit demo: --${name} must be an integer between 0 and 65535, got "${text}"\n`,
+  );
+  return null;
+}
+
 /**
  * `kubekit demo`: runs the demo program (the controller and scenario of `examples/`, the
  * README's worked example). SIGINT/SIGTERM end it (at once with `--serve`, which otherwise
@@ -50,6 +64,7 @@ export async function demoCommand(args: string[]): Promise<number> {
     port?: string;
     kubeconfig?: string;
     "kubeconfig-out"?: string;
+    "metrics-port"?: string;
     help?: boolean;
   };
   try {
@@ -60,6 +75,7 @@ export async function demoCommand(args: string[]): Promise<number> {
         port: { type: "string" },
         kubeconfig: { type: "string" },
         "kubeconfig-out": { type: "string" },
+        "metrics-port": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -72,13 +88,9 @@ export async function demoCommand(args: string[]): Promise<number> {
     process.stdout.write(DEMO_USAGE);
     return 0;
   }
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    process.stderr.write(
-      `kubekit demo: --port must be an integer between 0 and 65535, got "${values.port}"\n`,
-    );
-    return 2;
-  }
+  const port = portOption("port", values.port);
+  const metricsPort = portOption("metrics-port", values["metrics-port"]);
+  if (port === null || metricsPort === null) return 2;
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once("SIGINT", onSignal);
@@ -89,6 +101,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       signal: stop.signal,
       ...(values.serve === true ? { serve: true } : {}),
       ...(port !== undefined ? { port } : {}),
+      ...(metricsPort !== undefined ? { metricsPort } : {}),
       ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
       ...(values["kubeconfig-out"] !== undefined
         ? { kubeconfigOut: values["kubeconfig-out"] }

@@ -20,7 +20,7 @@ export { ServiceAccountResourceClient } from "./service-account-client.js";
 export { DynamicClient, DynamicResourceClient } from "./dynamic-client.js";
 export type { ResourceTarget } from "./resource-request.js";
 // The metadata Accept headers (PARTIAL_OBJECT_METADATA_ACCEPT, ..._LIST_ACCEPT) stay
-// module-level exports of metadata-client.ts: src/cache exports constants of the same names.
+// module-level exports of metadata-client.ts, which the cache layer's metadata ListerWatcher imports.
 export {
   MetadataClient,
   MetadataNamespaceableResourceClient,

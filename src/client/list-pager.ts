@@ -7,7 +7,7 @@ import { isResourceExpired } from "../core/status.js";
 import type { ListAllOptions, ListCallOptions, PagedListOptions } from "./call-options.js";
 import type { ObjectList } from "./kube-object.js";
 
-/** client-go's default page size (`pager.defaultPageSize`). */
+/** client-go's default page size (`defaultPageSize`, `staging/src/k8s.io/client-go/tools/pager/pager.go`). */
 export const DEFAULT_PAGE_SIZE = 500;
 
 /** Sends one list request with these options and resolves with the list the server answered. */

@@ -27,11 +27,15 @@ import { toPartialObjectMetadata, toPartialObjectMetadataList } from "./partial-
 import type { ResourceTarget } from "./resource-request.js";
 import { requestObject, targetRequest } from "./resource-request.js";
 
-/** Accept of single-object requests: PartialObjectMetadata, else plain JSON. */
+/**
+ * The Accept header of metadata-only requests for one object and of metadata-only watches:
+ * PartialObjectMetadata, else plain JSON (client-go's metadata client,
+ * `staging/src/k8s.io/client-go/metadata/metadata.go`, without its protobuf clause).
+ */
 export const PARTIAL_OBJECT_METADATA_ACCEPT =
   "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
-/** Accept of list requests: PartialObjectMetadataList, else plain JSON. */
+/** The Accept header of metadata-only lists: PartialObjectMetadataList, else plain JSON. */
 export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT =
   "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 

@@ -3,6 +3,8 @@
  * (PartialObjectMetadata, PartialObjectMetadataList), for servers or proxies that ignore
  * the metadata client's `as=PartialObjectMetadata` Accept clause and answer plain JSON.
  */
+import { isJsonObject, type JsonObject } from "../core/json.js";
+import { metadataOf } from "../core/object-metadata.js";
 import type {
   ListMeta,
   ObjectMeta,
@@ -12,12 +14,8 @@ import type {
 
 const META_API_VERSION = "meta.k8s.io/v1";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function recordOf(value: unknown, what: string): Record<string, unknown> {
-  if (!isRecord(value)) {
+function recordOf(value: unknown, what: string): JsonObject {
+  if (!isJsonObject(value)) {
     throw new TypeError(`expected ${what} to be a JSON object, got ${JSON.stringify(value)}`);
   }
   return value;
@@ -34,7 +32,7 @@ function recordOf(value: unknown, what: string): Record<string, unknown> {
 export function toPartialObjectMetadata(value: unknown): PartialObjectMetadata {
   const object = recordOf(value, "an object");
   if (object["kind"] === "PartialObjectMetadata") return object as unknown as PartialObjectMetadata;
-  const metadata = isRecord(object["metadata"]) ? (object["metadata"] as ObjectMeta) : {};
+  const metadata: ObjectMeta = metadataOf(object) ?? {};
   return { apiVersion: META_API_VERSION, kind: "PartialObjectMetadata", metadata };
 }
 
@@ -50,7 +48,7 @@ export function toPartialObjectMetadataList(value: unknown): PartialObjectMetada
   if (list["kind"] === "PartialObjectMetadataList") {
     return list as unknown as PartialObjectMetadataList;
   }
-  const metadata = isRecord(list["metadata"]) ? (list["metadata"] as ListMeta) : {};
+  const metadata: ListMeta = metadataOf(list) ?? {};
   const items = Array.isArray(list["items"]) ? list["items"] : [];
   return {
     apiVersion: META_API_VERSION,

@@ -4,6 +4,7 @@
  * cluster-wide.
  */
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
+import { nameOf } from "../core/object-metadata.js";
 import type { Status } from "../core/status.js";
 import { PatchTypes } from "../rest/patch-type.js";
 import type { RESTClient } from "../rest/rest-client.js";
@@ -39,11 +40,6 @@ import {
   targetApiVersion,
   targetRequest,
 } from "./resource-request.js";
-
-/** The name of an object (its `metadata.name`, or `""` when it has none). */
-function nameOf(object: ObjectWithMetadata): string {
-  return object.metadata?.name ?? "";
-}
 
 /**
  * The body of a server-side apply of `configuration`, after client-go's checks.

@@ -25,7 +25,7 @@ export type {
   RestConfig,
   TlsSettings,
 } from "./rest-config.js";
-export { DEFAULT_BURST, DEFAULT_QPS } from "./rest-config-builder.js";
+export { DEFAULT_BURST, DEFAULT_QPS } from "./rest-config.js";
 export {
   ConfigError,
   ExecPluginError,

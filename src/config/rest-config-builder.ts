@@ -31,19 +31,20 @@ import { compact } from "./kubeconfig-decode.js";
 import type { AuthInfo, Cluster, ExecConfig, KubeconfigData, Located } from "./kubeconfig-types.js";
 import { REDACTED, redactUrlPassword, withRedactedRendering } from "./redaction.js";
 import { readReferencedFileSync, resolveReferencedPath } from "./referenced-files.js";
-import type { CredentialSource, Impersonation, RestConfig, TlsSettings } from "./rest-config.js";
+import {
+  DEFAULT_BURST,
+  DEFAULT_QPS,
+  type CredentialSource,
+  type Impersonation,
+  type RestConfig,
+  type TlsSettings,
+} from "./rest-config.js";
 import {
   BasicAuthCredentials,
   NoCredentials,
   StaticTokenCredentials,
 } from "./static-credentials.js";
 import { TokenFileCredentials } from "./token-file.js";
-
-/** client-go's default client-side rate limit: queries per second. */
-export const DEFAULT_QPS = 5;
-
-/** client-go's default client-side rate limit burst. */
-export const DEFAULT_BURST = 10;
 
 /** The server used when the kubeconfig names none and `KUBERNETES_MASTER` is unset. */
 export const LEGACY_DEFAULT_SERVER = "http://localhost:8080";

@@ -4,6 +4,21 @@
  * the rest layer's transport. A plain object; its credential source is the only part with
  * behaviour (tokens that refresh, exec plugins).
  */
+
+/**
+ * client-go's default client-side rate limit in queries per second (`rest.DefaultQPS`,
+ * `staging/src/k8s.io/client-go/rest/config.go`): the `qps` of configs built from a
+ * kubeconfig, and what a `qps` of 0 means to a RESTClient.
+ */
+export const DEFAULT_QPS = 5;
+
+/**
+ * client-go's default client-side rate limit burst (`rest.DefaultBurst`,
+ * `staging/src/k8s.io/client-go/rest/config.go`): the `burst` of configs built from a
+ * kubeconfig, and what a `burst` <= 0 means to a RESTClient.
+ */
+export const DEFAULT_BURST = 10;
+
 export interface RestConfig {
   /**
    * Base URL, always with a scheme, e.g. `https://10.0.0.1:6443`; a path is a prefix for
@@ -21,9 +36,9 @@ export interface RestConfig {
   readonly impersonate?: Impersonation;
   /** An http, https or socks5 proxy URL. */
   readonly proxyUrl?: string;
-  /** Client-side rate limit: queries per second (client-go default 5; negative disables). */
+  /** Client-side rate limit: queries per second ({@link DEFAULT_QPS} when 0; negative disables). */
   readonly qps: number;
-  /** Client-side rate limit burst (client-go default 10). */
+  /** Client-side rate limit burst ({@link DEFAULT_BURST} when <= 0). */
   readonly burst: number;
   /** User-Agent override; default `kubekit/<version> (<os>/<arch>)`. */
   readonly userAgent?: string;

@@ -12,9 +12,14 @@ import { realClock } from "../core/clock.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
 import { objectKey } from "../core/object-key.js";
-import type { MetricsProvider, RateLimiter } from "../workqueue/index.js";
+import type { RateLimiter } from "../workqueue/index.js";
 import { RateLimitingQueue } from "../workqueue/index.js";
 import { ControllerLifecycleError } from "./controller-errors.js";
+import type {
+  ControllerMetricsProvider,
+  ReconcileMetrics,
+  ReconcileOutcome,
+} from "./controller-metrics.js";
 import type { MapFunc, OwnerKind } from "./enqueue-handler.js";
 import { controllerOwnerKeys, enqueueHandler } from "./enqueue-handler.js";
 import type { Predicate } from "./predicate.js";
@@ -44,9 +49,12 @@ export interface ControllerOptions {
   readonly logger?: Logger;
   /**
    * Where the work queue's metrics go, under the controller's name (client-go's workqueue
-   * metric set: depth, adds, latency, work duration, unfinished work, retries); default none.
+   * metric set: depth, adds, latency, work duration, unfinished work, retries), and, when the
+   * provider has `newReconcileMetrics` (e.g. a {@link Manager}'s `metrics`), the reconcile
+   * metrics (controller-runtime's: outcomes, errors, durations on the controller's clock,
+   * workers); default none.
    */
-  readonly metrics?: MetricsProvider;
+  readonly metrics?: ControllerMetricsProvider;
 }
 
 /** Options of {@link Controller.watch}. */
@@ -99,6 +107,8 @@ export class Controller {
   readonly #reconcile: Reconciler;
   readonly #queue: RateLimitingQueue<string>;
   readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #metrics: ReconcileMetrics | undefined;
   readonly #registrations: EventHandlerRegistration[] = [];
   #state: "new" | "running" | "stopped" = "new";
 
@@ -123,8 +133,11 @@ export class Controller {
     this.workers = workers;
     this.#reconcile = options.reconcile;
     this.#logger = options.logger ?? consoleLogger;
+    this.#clock = options.clock ?? realClock;
+    this.#metrics = options.metrics?.newReconcileMetrics?.(options.name);
+    this.#metrics?.setMaxConcurrentReconciles(workers);
     this.#queue = new RateLimitingQueue<string>({
-      clock: options.clock ?? realClock,
+      clock: this.#clock,
       name: options.name,
       ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
       ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
@@ -262,16 +275,25 @@ export class Controller {
       } catch {
         return; // get() rejects only when `signal` aborts.
       }
+      this.#metrics?.activeWorkers.inc();
       try {
         if (!signal.aborted) await this.#reconcileKey(key, signal);
       } finally {
+        this.#metrics?.activeWorkers.dec();
         this.#queue.done(key);
       }
     }
   }
 
-  /** Runs the reconciler for `key` and applies its outcome to the queue; never throws. */
+  /** Runs the reconciler for `key`, applies its outcome to the queue and records it; never throws. */
   async #reconcileKey(key: string, signal: AbortSignal): Promise<void> {
+    const startedAt = this.#metrics !== undefined ? this.#clock.now() : 0;
+    const [outcome, terminal] = await this.#runReconcile(key, signal);
+    this.#metrics?.reconciled(outcome, (this.#clock.now() - startedAt) / 1000, terminal);
+  }
+
+  /** Runs the reconciler and applies its outcome; resolves with the outcome's metric label and whether it was a terminal error. */
+  async #runReconcile(key: string, signal: AbortSignal): Promise<[ReconcileOutcome, boolean]> {
     const fields = { controller: this.name, key };
     let result: ReconcileResult | void;
     try {
@@ -283,6 +305,7 @@ export class Controller {
           error,
         });
         this.#queue.forget(key);
+        return ["error", true];
       } else if (signal.aborted && error === signal.reason) {
         this.#logger.debug("reconcile aborted: the controller is stopping", fields);
       } else {
@@ -293,16 +316,19 @@ export class Controller {
         });
         this.#queue.addRateLimited(key);
       }
-      return;
+      return ["error", false];
     }
     const after = result?.requeueAfterMs;
     if (typeof after === "number" && after > 0) {
       this.#queue.forget(key);
       this.#queue.addAfter(key, after);
-    } else if (result?.requeue === true) {
-      this.#queue.addRateLimited(key);
-    } else {
-      this.#queue.forget(key);
+      return ["requeue_after", false];
     }
+    if (result?.requeue === true) {
+      this.#queue.addRateLimited(key);
+      return ["requeue", false];
+    }
+    this.#queue.forget(key);
+    return ["success", false];
   }
 }

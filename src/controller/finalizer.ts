@@ -7,6 +7,7 @@
 import type { ObjectWithMetadata } from "../client/kube-object.js";
 import type { CallOptions, PatchFormat } from "../client/call-options.js";
 import type { Clock } from "../core/clock.js";
+import { nameOf } from "../core/object-metadata.js";
 import { isNotFound } from "../core/status.js";
 import { PatchTypes } from "../rest/patch-type.js";
 import type { ReconcileResult } from "./reconciler.js";
@@ -43,9 +44,10 @@ export function isBeingDeleted(obj: ObjectWithMetadata): boolean {
   return Boolean(obj.metadata?.deletionTimestamp);
 }
 
-function nameOf(obj: ObjectWithMetadata): string {
-  const name = obj.metadata?.name;
-  if (!name) throw new TypeError("the object has no metadata.name");
+/** The object's `metadata.name`. @throws {TypeError} when it has none. */
+function requiredNameOf(obj: ObjectWithMetadata): string {
+  const name = nameOf(obj);
+  if (name === "") throw new TypeError("the object has no metadata.name");
   return name;
 }
 
@@ -61,7 +63,7 @@ async function updateFinalizers<T extends ObjectWithMetadata>(
   options: FinalizerOptions,
   change: (current: T) => string[] | undefined,
 ): Promise<T | undefined> {
-  const name = nameOf(given);
+  const name = requiredNameOf(given);
   const { signal } = options;
   const callOptions: CallOptions = signal !== undefined ? { signal } : {};
   return retryOnConflict(

@@ -64,3 +64,65 @@ export {
 // cache's tombstone-aware `deletionHandlingKey`, `splitKey` is core's `splitObjectKey`.
 export { deletionHandlingKey as keyOf } from "../cache/tombstone.js";
 export { splitObjectKey as splitKey } from "../core/object-key.js";
+export {
+  LEADER_ELECTION_JITTER_FACTOR,
+  type LeaderCallbacks,
+  LeaderElector,
+  type LeaderElectorOptions,
+} from "./leader-elector.js";
+export { LeaderElectionError, type LeaderElectionErrorReason } from "./leader-election-error.js";
+export { LeaseLock } from "./lease-lock.js";
+export type {
+  LeaderElectionRecord,
+  ObservedLeaderElectionRecord,
+  ResourceLock,
+} from "./resource-lock.js";
+export {
+  EVENT_RECORDER_DEFAULTS,
+  EventRecorder,
+  type EventRecorderOptions,
+  type EventRecorderTarget,
+  type EventSubject,
+} from "./event-recorder.js";
+export type { EventOccurrence, EventType } from "./event-occurrence.js";
+export {
+  EVENT_CORRELATOR_DEFAULTS,
+  EventCorrelator,
+  type CorrelatedEvent,
+  type CorrelateOptions,
+  type CorrelationResult,
+  type EventCorrelatorOptions,
+} from "./event-correlator.js";
+export {
+  ClientsetEventSink,
+  type EventApi,
+  type EventClientset,
+  type EventSink,
+  toCoreV1Event,
+  toEventsV1Event,
+} from "./event-sink.js";
+export {
+  DEFAULT_GRACEFUL_SHUTDOWN_MS,
+  INFORMER_SYNC_CHECK,
+  MANAGER_DEFAULT_BURST,
+  MANAGER_DEFAULT_QPS,
+  Manager,
+  type InformerFactoryLike,
+  type ManagerLeaderElectionOptions,
+  type ManagerOptions,
+  type Runnable,
+} from "./manager.js";
+export { ManagerError, type ManagerErrorReason } from "./manager-error.js";
+export { signalHandler, type SignalHandlerOptions, type SignalSource } from "./signal-handler.js";
+export type { HealthCheck } from "./health-checks.js";
+export { MetricRegistrationError, PrometheusMetricFactory } from "./prometheus-metric-factory.js";
+export {
+  RECONCILE_TIME_BUCKETS,
+  controllerMetricsProvider,
+  type ControllerMetricsProvider,
+  type ReconcileMetrics,
+  type ReconcileOutcome,
+} from "./controller-metrics.js";
+export { WORKQUEUE_DURATION_BUCKETS, workqueueMetricsProvider } from "./workqueue-metrics.js";
+export { REST_CLIENT_DURATION_BUCKETS, restClientMetrics } from "./rest-client-metrics.js";
+export { leaderElectionStatusMetric } from "./leader-election-metrics.js";

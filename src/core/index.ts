@@ -2,7 +2,7 @@
  * The core layer's public part: the built-in resource table, GroupVersionKind/Resource,
  * object keys, label and field selectors, `Status`/`StatusError` with the reason predicates
  * and builders, the patch algorithms, JSON value types, the `Clock`, the backoff policy, the
- * token bucket and the logger. No I/O happens here.
+ * token bucket, the logger and the metric interfaces. No I/O happens here.
  *
  * Internals that only the embedded server or other layers use (the protobuf codec, the field
  * tables, field-error formatting, Go quoting, bounded parsing, name validation) are imported
@@ -70,6 +70,13 @@ export {
   isUnsupportedMediaType,
   reasonOf,
   suggestsClientDelay,
+  type Status,
+  type StatusCause,
+  type StatusDetails,
+  type StatusMetadata,
+  type StatusReason,
+} from "./status.js";
+export {
   newAlreadyExists,
   newApplyConflict,
   newBadRequest,
@@ -93,14 +100,8 @@ export {
   newUnauthorized,
   newUnsupportedMediaType,
   type ApplyConflict,
-  type FieldError,
-  type FieldErrorType,
-  type Status,
-  type StatusCause,
-  type StatusDetails,
-  type StatusMetadata,
-  type StatusReason,
-} from "./status.js";
+} from "./status-builders.js";
+export { type FieldError, type FieldErrorType } from "./field-errors.js";
 export {
   LabelSelector,
   SelectorParseError,
@@ -121,3 +122,13 @@ export {
   type Logger,
 } from "./logger.js";
 export { BackoffPolicy, REFLECTOR_BACKOFF_DEFAULTS, type BackoffOptions } from "./backoff.js";
+export type {
+  CounterMetric,
+  GaugeMetric,
+  HistogramDescription,
+  HistogramMetric,
+  LabeledMetric,
+  MetricDescription,
+  MetricFactory,
+  SettableGaugeMetric,
+} from "./metrics.js";

@@ -10,8 +10,9 @@
  * character ends the input; values of `in`/`notin` are deduplicated and sorted.
  */
 import { isQualifiedName, isValidLabelValue } from "./names.js";
-import type { FieldError } from "./status.js";
-import { fieldInvalid, formatFieldErrors, quoteGo } from "./status.js";
+import type { FieldError } from "./field-errors.js";
+import { fieldInvalid, formatFieldErrors } from "./field-errors.js";
+import { quoteGo } from "./go-format.js";
 
 /**
  * A requirement's operator, with apimachinery's spellings (selection.Operator): `=` and

@@ -48,7 +48,12 @@ export class ProtobufEncodeError extends Error {
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00] as const; // "k8s\0"
 const MAX_DEPTH = 100;
-const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
+/**
+ * The media type of Kubernetes protobuf bodies (`runtime.ContentTypeProtobuf`,
+ * `staging/src/k8s.io/apimachinery/pkg/runtime/types.go`), also the `contentType` of the
+ * envelope this codec reads and writes.
+ */
+export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 
 /** Kinds apimachinery registers in every group version; their messages live in meta.v1. */
 const META_KINDS: ReadonlySet<string> = new Set([

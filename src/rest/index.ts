@@ -17,6 +17,7 @@ export {
 } from "./rest-client.js";
 export { RequestBuilder, type RequestClient } from "./request-builder.js";
 export type { RequestContext } from "./request-executor.js";
+export { NO_RESPONSE_CODE, type RequestMetrics } from "./request-metrics.js";
 export type { RestResponse, ResponseHeaders } from "./rest-response.js";
 export {
   Transport,

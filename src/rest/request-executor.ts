@@ -21,6 +21,8 @@ import {
   isRetryableTransportError,
   retryDelaySeconds,
 } from "./retry-policy.js";
+import type { RequestMetrics } from "./request-metrics.js";
+import { NO_RESPONSE_CODE } from "./request-metrics.js";
 import type { HttpMethod, Transport, TransportResponse } from "./transport.js";
 import type { Warning, WarningHandler } from "./warnings.js";
 import { parseWarningHeaders } from "./warnings.js";
@@ -40,6 +42,8 @@ export interface RequestContext {
   readonly warningHandler: WarningHandler;
   /** The longest buffered response body in bytes (after gzip decoding). */
   readonly maxResponseBodyBytes: number;
+  /** Told of every attempt's outcome and duration; undefined: none. */
+  readonly requestMetrics?: RequestMetrics | undefined;
 }
 
 /** A fully built request. */
@@ -103,6 +107,10 @@ function combineSignals(signals: readonly (AbortSignal | undefined)[]): AbortSig
   return AbortSignal.any(present);
 }
 
+function elapsedSeconds(ctx: RequestContext, sinceMs: number): number {
+  return (ctx.clock.now() - sinceMs) / 1000;
+}
+
 async function throttle(
   ctx: RequestContext,
   req: PreparedRequest,
@@ -149,6 +157,7 @@ function handleWarnings(ctx: RequestContext, response: TransportResponse): Warni
  *   `consume` pass through. When an earlier attempt failed, the final error carries it
  *   (`previousAttemptError`, or `cause` for a StatusError).
  * - Warning headers of the final response go to the context's warning handler.
+ * - Metrics: each attempt is reported to the context's `requestMetrics`, if any.
  *
  * `consume` runs inside the timeout and owns the body (it must read or destroy it).
  */
@@ -174,6 +183,8 @@ export async function executeRequest<R>(
     for (let attempt = 0; ; attempt++) {
       if (options.throttle) await throttle(ctx, req, signal, throttleReason);
       let response: TransportResponse;
+      const metrics = ctx.requestMetrics;
+      const sentAt = metrics !== undefined ? ctx.clock.now() : 0;
       try {
         response = await ctx.transport.send({
           method: req.method,
@@ -184,6 +195,7 @@ export async function executeRequest<R>(
           streaming: options.streaming,
         });
       } catch (err) {
+        metrics?.observe(req.method, req.url.host, NO_RESPONSE_CODE, elapsedSeconds(ctx, sentAt));
         if (signal?.aborted) throw err;
         const retryable =
           isRetryableTransportError(options.transportRetry, req.method, err) &&
@@ -198,6 +210,12 @@ export async function executeRequest<R>(
         await ctx.clock.sleep(CONNECTION_RESET_RETRY_SECONDS * 1000, signal);
         continue;
       }
+      metrics?.observe(
+        req.method,
+        req.url.host,
+        String(response.statusCode),
+        elapsedSeconds(ctx, sentAt),
+      );
       const delaySeconds = retryDelaySeconds(response.statusCode, response.headers);
       if (delaySeconds !== undefined && attempt < options.maxRetries) {
         const body = await readBody(response.body, ctx.maxResponseBodyBytes, req);

@@ -5,7 +5,8 @@
  */
 import { isJsonObject } from "../core/json.js";
 import type { Status, StatusReason } from "../core/status.js";
-import { decodeStatus, quoteGo, StatusError } from "../core/status.js";
+import { decodeStatus, StatusError } from "../core/status.js";
+import { quoteGo } from "../core/go-format.js";
 import type { ResponseHeaders } from "./rest-response.js";
 import { retryAfterHeaderSeconds } from "./retry-policy.js";
 

@@ -7,20 +7,16 @@ import { realClock } from "../core/clock.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
 import { TokenBucket } from "../core/token-bucket.js";
-import type { RestConfig } from "../config/rest-config.js";
+import { DEFAULT_BURST, DEFAULT_QPS, type RestConfig } from "../config/rest-config.js";
 import type { PatchType } from "./patch-type.js";
 import type { RequestClient } from "./request-builder.js";
+import type { RequestMetrics } from "./request-metrics.js";
 import { RequestBuilder } from "./request-builder.js";
 import { DEFAULT_MAX_RETRIES } from "./retry-policy.js";
 import type { HttpMethod } from "./transport.js";
 import { Transport } from "./transport.js";
 import type { WarningHandler } from "./warnings.js";
 import { createWarningLogger } from "./warnings.js";
-
-/** client-go's default client-side rate limit (`rest.DefaultQPS`), used when the config's qps is 0. */
-const DEFAULT_QPS = 5;
-/** client-go's default client-side burst (`rest.DefaultBurst`), used when the config's burst is <= 0. */
-const DEFAULT_BURST = 10;
 
 /** Options of a {@link RESTClient} beyond its {@link RestConfig}. */
 export interface RESTClientOptions {
@@ -46,6 +42,8 @@ export interface RESTClientOptions {
    * `ResponseTooLargeError`.
    */
   readonly maxResponseBodyBytes?: number;
+  /** Told of every request attempt's method, host, status code and duration (default: none). */
+  readonly metrics?: RequestMetrics;
 }
 
 /**
@@ -57,8 +55,9 @@ export interface RESTClientOptions {
 export const DEFAULT_MAX_RESPONSE_BODY_BYTES = constants.MAX_STRING_LENGTH;
 
 /**
- * The default rate limiter of a config, as client-go's RESTClientFor: qps 0 means 5,
- * burst <= 0 means 10, a negative qps means no limiter (undefined).
+ * The default rate limiter of a config, as client-go's RESTClientFor: qps 0 means
+ * {@link DEFAULT_QPS}, burst <= 0 means {@link DEFAULT_BURST}, a negative qps means no
+ * limiter (undefined).
  */
 export function defaultRateLimiter(config: RestConfig, clock: Clock): TokenBucket | undefined {
   const qps = config.qps === 0 ? DEFAULT_QPS : config.qps;
@@ -92,6 +91,7 @@ export class RESTClient implements RequestClient {
   readonly maxRetries: number;
   readonly timeoutMs: number | undefined;
   readonly maxResponseBodyBytes: number;
+  readonly requestMetrics: RequestMetrics | undefined;
   /** The parsed `config.host`; do not mutate. */
   readonly baseUrl: URL;
 
@@ -121,6 +121,7 @@ export class RESTClient implements RequestClient {
     this.timeoutMs =
       config.timeoutMs !== undefined && config.timeoutMs > 0 ? config.timeoutMs : undefined;
     this.transport = options.transport ?? Transport.forConfig(config);
+    this.requestMetrics = options.metrics;
   }
 
   /** A GET request. */

@@ -1,29 +1,19 @@
 /**
  * The workqueue's metrics hooks: client-go's `MetricsProvider` and metric interfaces
- * (`staging/src/k8s.io/client-go/util/workqueue/metrics.go`). kubekit ships no metrics
- * backend; a provider adapts these calls to one (Prometheus, OpenTelemetry, ...).
+ * (`staging/src/k8s.io/client-go/util/workqueue/metrics.go`), over core's metric shapes. A
+ * provider adapts these calls to a metrics backend (the controller layer's
+ * `workqueueMetricsProvider` to any core `MetricFactory`, e.g. Prometheus).
  */
 
-/** A value that goes up and down by one (the queue's depth). */
-export interface GaugeMetric {
-  inc(): void;
-  dec(): void;
-}
+import type {
+  CounterMetric,
+  GaugeMetric,
+  HistogramMetric,
+  SettableGaugeMetric,
+} from "../core/metrics.js";
 
-/** A value that is set outright (seconds of unfinished work, longest running processor). */
-export interface SettableGaugeMetric {
-  set(value: number): void;
-}
-
-/** A value that only goes up by one (adds, retries). */
-export interface CounterMetric {
-  inc(): void;
-}
-
-/** A distribution of observations, in seconds (queue latency, work duration). */
-export interface HistogramMetric {
-  observe(value: number): void;
-}
+// The metric shapes are core's, shared with the other layers' metrics.
+export type { CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric };
 
 /**
  * Creates the metrics of one named queue (client-go's `MetricsProvider`). A queue asks for

@@ -33,9 +33,12 @@ export type QueueGetResult<T> =
 /** The answer of every `get` on a shut-down, empty queue. */
 const SHUT_DOWN: readonly [item: undefined, shutdown: true] = Object.freeze([undefined, true]);
 
-/** An item's state bits; an item with no bit set is not in the state map at all. */
-const DIRTY = 1;
-const PROCESSING = 2;
+/**
+ * The state of an item being processed that was added again meanwhile (client-go: in both
+ * `dirty` and `processing`): it is queued once more on `done`. Every other state is a ticket
+ * (see {@link Queue}'s `#states`), which is never negative.
+ */
+const REQUEUE = -1;
 
 /** A blocked `get`, in a doubly linked list so an aborted one leaves in O(1). */
 interface Getter<T> {
@@ -71,8 +74,19 @@ export class Queue<T> {
   protected readonly clock: Clock;
   /** Items queued for a worker, in order; each is dirty and not being processed. */
   readonly #queue = new RingBuffer<T>();
-  /** The dirty (needs processing) and processing bits of every item the queue knows. */
+  /**
+   * The state of every item the queue knows (client-go's `dirty` and `processing` sets in one
+   * map, so that an item costs one entry): its ticket, the number of items queued before it,
+   * while it waits or is processed without having been added again; {@link REQUEUE} when it
+   * is processed and was added again. Items leave {@link #queue} in ticket order, so an item
+   * with a ticket `>= #handedOut` is waiting and one with a ticket below is being processed:
+   * handing an item out updates no entry. (Tickets stay exact up to 2^53 items.)
+   */
   readonly #states = new Map<T, number>();
+  /** Tickets given: items queued (or handed straight to a blocked `get`) since construction. */
+  #ticketsGiven = 0;
+  /** Tickets handed out: items given to workers since construction. */
+  #handedOut = 0;
   /** How many items are being processed (handed out, not yet done). */
   #processing = 0;
   /** Blocked `get`s, oldest first; when there is one, {@link #queue} is empty. */
@@ -102,11 +116,11 @@ export class Queue<T> {
     const state = this.#states.get(item);
     if (state === undefined) {
       this.#metrics?.add(item);
-      this.#states.set(item, DIRTY);
       this.#enqueue(item);
-    } else if (state === PROCESSING) {
+    } else if (state !== REQUEUE && state < this.#handedOut) {
+      // Being processed: queued again on done.
       this.#metrics?.add(item);
-      this.#states.set(item, PROCESSING | DIRTY);
+      this.#states.set(item, REQUEUE);
     }
   }
 
@@ -155,15 +169,12 @@ export class Queue<T> {
    */
   done(item: T): void {
     const state = this.#states.get(item);
-    if (state === undefined || (state & PROCESSING) === 0) return;
+    // Unknown, or waiting (not handed out): not being processed.
+    if (state === undefined || state >= this.#handedOut) return;
     this.#processing--;
     this.#metrics?.done(item);
-    if (state === (PROCESSING | DIRTY)) {
-      this.#states.set(item, DIRTY);
-      this.#enqueue(item);
-    } else {
-      this.#states.delete(item);
-    }
+    if (state === REQUEUE) this.#enqueue(item);
+    else this.#states.delete(item);
     if (this.#processing === 0 && this.#drainWaiters.length > 0) this.#releaseDrainWaiters();
   }
 
@@ -200,8 +211,13 @@ export class Queue<T> {
    */
   protected onShutDown(): void {}
 
-  /** Queues a dirty item that is not being processed, or hands it straight to a blocked `get`. */
+  /**
+   * Gives a dirty item that is not being processed its ticket and queues it, or hands it
+   * straight to a blocked `get` (the queue is then empty, so its ticket is the next one
+   * handed out).
+   */
   #enqueue(item: T): void {
+    this.#states.set(item, this.#ticketsGiven++);
     const getter = this.#firstGetter;
     if (getter === undefined) {
       this.#queue.push(item);
@@ -214,9 +230,9 @@ export class Queue<T> {
     getter.resolve(this.#handOut(item));
   }
 
-  /** Moves a dirty item to processing. */
+  /** Moves the item with the next ticket to processing. */
   #handOut(item: T): QueueGetResult<T> {
-    this.#states.set(item, PROCESSING);
+    this.#handedOut++;
     this.#processing++;
     this.#metrics?.get(item);
     return [item, false];

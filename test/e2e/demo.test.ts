@@ -41,7 +41,7 @@ describe("the demo", () => {
   }, 90_000);
 
   it.skipIf(!hasKubectl)(
-    "--serve keeps running for kubectl, converges a kubectl scale, and exits 0 on SIGTERM",
+    "--serve keeps running for kubectl (Events, /metrics), converges a kubectl scale, and exits 0 on SIGTERM",
     async () => {
       const kubeconfig = join(scratchDir(), "kubeconfig");
       const demo = new Child("kubekit demo --serve", [
@@ -65,6 +65,18 @@ describe("the demo", () => {
         listed.items.filter((i) => i.kind === "ReplicaSet").map((i) => i.metadata.name),
       ).toEqual(["web"]);
       expect(listed.items.filter((i) => i.kind === "Pod")).toHaveLength(2);
+
+      const events = await kubectl(kubeconfig, ["get", "events", "-n", "kubekit-demo"]);
+      expect(events).toMatch(/Normal\s+SuccessfulCreate\s+replicaset\/web\s+Created pod: web-/);
+      const metricsUrl = demo.stdoutLines
+        .find((l) => l.startsWith("metrics: "))
+        ?.slice("metrics: ".length);
+      expect(metricsUrl, demo.output()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const metrics = await (await fetch(metricsUrl ?? "")).text();
+      expect(metrics).toMatch(
+        /^controller_runtime_reconcile_total\{controller="replicaset",result="success"\} [1-9]/m,
+      );
+      expect(metrics).toMatch(/^workqueue_adds_total\{.*name="replicaset".*\} [1-9]/m);
 
       const from = demo.stdoutLines.length;
       await kubectl(kubeconfig, ["scale", "rs", "web", "-n", "kubekit-demo", "--replicas=4"]);

@@ -51,6 +51,13 @@ describe("examples", () => {
     // 3 created, 1 replacement, 2 for the scale-up, 1 after the relist, 1 after the failures.
     expect(summary.podsCreated).toBe(8);
     expect(summary.podsDeleted).toBe(3);
+    // Each create and delete is an Event on the ReplicaSet, as kube's controller records them.
+    expect(
+      summary.recordedEvents.filter((e) => e.startsWith("SuccessfulCreate: Created pod: web-")),
+    ).toHaveLength(8);
+    expect(
+      summary.recordedEvents.filter((e) => e.startsWith("SuccessfulDelete: Deleted pod: web-")),
+    ).toHaveLength(3);
     expect(lines.some((line) => line.includes("== summary"))).toBe(true);
   }, 60_000);
 });

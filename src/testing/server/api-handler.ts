@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { StatusError } from "../../core/status.js";
 import {
   newInternalError,
   newServiceUnavailable,
   newTooManyRequests,
   newStatusError,
-  StatusError,
-} from "../../core/status.js";
+} from "../../core/status-builders.js";
 import { authenticateRequest, type AuthenticationConfig } from "./authentication.js";
 import {
   aggregatedDiscoveryDocument,

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
-import { newBadRequest } from "../../core/status.js";
+import { newBadRequest } from "../../core/status-builders.js";
 import { findUnknownFields } from "../../core/unknown-fields.js";
 
 /** The `fieldValidation` query parameter's values. */

@@ -1,13 +1,8 @@
 import { FieldSelector } from "../../core/field-selector.js";
 import type { JsonObject } from "../../core/json.js";
 import { LabelSelector } from "../../core/label-selector.js";
-import {
-  fieldForbidden,
-  fieldNotSupported,
-  newBadRequest,
-  newInvalid,
-  type FieldError,
-} from "../../core/status.js";
+import { newBadRequest, newInvalid } from "../../core/status-builders.js";
+import { fieldForbidden, fieldNotSupported, type FieldError } from "../../core/field-errors.js";
 import { metaOf } from "./resource-operations.js";
 import type { ResourceEntry } from "./registry.js";
 

@@ -7,7 +7,12 @@ import {
   isValidLabelValue,
   validatePathSegmentName,
 } from "../../core/names.js";
-import { fieldInvalid, fieldRequired, fieldTooLong, type FieldError } from "../../core/status.js";
+import {
+  fieldInvalid,
+  fieldRequired,
+  fieldTooLong,
+  type FieldError,
+} from "../../core/field-errors.js";
 import type { ResourcePolicy } from "./resource-policy.js";
 
 /** kube-apiserver's limit on the total size of annotations (256 KiB). */

@@ -1,4 +1,4 @@
-import { newNotAcceptable } from "../../core/status.js";
+import { newNotAcceptable } from "../../core/status-builders.js";
 import { parseAccept } from "./media-type.js";
 
 /** How a response body is rendered, chosen from the request's Accept header. */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
-import { newBadRequest, newNotFound } from "../../core/status.js";
+import { newBadRequest, newNotFound } from "../../core/status-builders.js";
 import { decodeObjectBody, readBody } from "./request-body.js";
 import { metaOf, ResourceOperations } from "./resource-operations.js";
 import { sendJson } from "./responses.js";

@@ -3,7 +3,7 @@ import {
   newBadRequest,
   newResourceExpired,
   newTooLargeResourceVersion,
-} from "../../core/status.js";
+} from "../../core/status-builders.js";
 import { encodeList, encodeObject, type ListMeta } from "./object-encoding.js";
 import {
   checkFieldSelector,
@@ -13,6 +13,7 @@ import {
   parseListOptions,
   type ListOptions,
 } from "./list-options.js";
+import { storageConversionOf } from "./event-conversion.js";
 import { negotiateOutput } from "./output-format.js";
 import type { ResourceEntry } from "./registry.js";
 import { ResourceOperations } from "./resource-operations.js";
@@ -93,6 +94,7 @@ export function listObjects(
     throw err;
   }
   const filter = objectFilter(entry, namespace, opts);
+  const conversion = storageConversionOf(ctx.registry, entry);
   const unfiltered = opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty();
   const items: JsonObject[] = [];
   let lastKey: string | undefined;
@@ -103,7 +105,7 @@ export function listObjects(
       more = true;
       break;
     }
-    items.push(obj);
+    items.push(conversion ? conversion.fromStorage(obj) : obj);
     lastKey = key;
   }
   const listMeta: ListMeta = {

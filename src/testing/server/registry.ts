@@ -5,6 +5,7 @@ import {
   type SubresourceInfo,
 } from "../../core/resource-table.js";
 import type { JsonObject } from "../../core/json.js";
+import { storageIdOf } from "./event-conversion.js";
 import { policyFor, type ResourcePolicy } from "./resource-policy.js";
 import type { PrinterColumn, ServedGroup, ServedResource } from "./served-resource.js";
 
@@ -12,7 +13,10 @@ import type { PrinterColumn, ServedGroup, ServedResource } from "./served-resour
 export interface ResourceEntry {
   readonly info: ServedResource;
   readonly policy: ResourcePolicy;
-  /** Storage identity shared by every version of the resource: `group/plural`. */
+  /**
+   * Storage identity shared by every version of the resource: `group/plural` (events.k8s.io
+   * events share the core `/events` storage).
+   */
   readonly storageId: string;
 }
 
@@ -178,7 +182,7 @@ export class ResourceRegistry {
     const entry: ResourceEntry = {
       info,
       policy: policyFor(info),
-      storageId: `${info.group}/${info.plural}`,
+      storageId: storageIdOf(info),
     };
     this.byPath.set(`${info.group}/${info.version}/${info.plural}`, entry);
     return entry;

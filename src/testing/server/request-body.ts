@@ -2,13 +2,13 @@ import type { IncomingMessage } from "node:http";
 import { BoundedParseError, parseJsonBounded, parseYamlBounded } from "../../core/bounded-parse.js";
 import { isJsonObject, type JsonValue } from "../../core/json.js";
 import { decodeKubernetesProtobuf } from "../../core/protobuf.js";
+import type { StatusError } from "../../core/status.js";
 import {
   newBadRequest,
   newRequestEntityTooLarge,
   newTimeout,
   newUnsupportedMediaType,
-  type StatusError,
-} from "../../core/status.js";
+} from "../../core/status-builders.js";
 import { parseContentType } from "./media-type.js";
 import { MAX_OBJECT_DEPTH, objectBoundsProblem } from "./object-bounds.js";
 import type { ServerContext } from "./server-context.js";

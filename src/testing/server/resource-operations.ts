@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { messageNameForKind } from "../../core/field-table.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
+import type { StatusError } from "../../core/status.js";
 import {
-  type FieldError,
-  fieldForbidden,
-  fieldInvalid,
   newAlreadyExists,
   newBadRequest,
   newConflict,
@@ -13,8 +11,9 @@ import {
   newInvalid,
   newNotFound,
   newStatusError,
-  type StatusError,
-} from "../../core/status.js";
+} from "../../core/status-builders.js";
+import { type FieldError, fieldForbidden, fieldInvalid } from "../../core/field-errors.js";
+import { storageConversionOf } from "./event-conversion.js";
 import { enforceKnownFields, type FieldValidationMode } from "./field-validation.js";
 import { recordUpdate, type ManagedFieldsEntry } from "./managed-fields.js";
 import { objectBoundsProblem } from "./object-bounds.js";
@@ -202,6 +201,24 @@ export class ResourceOperations {
     body: JsonObject,
     opts: WriteOptions & { readonly managedFieldsOverride?: ManagedFieldsEntry[] },
   ): JsonObject {
+    const conversion = storageConversionOf(this.ctx.registry, entry);
+    if (conversion) {
+      // Served from another resource's storage: written in its form, under its rules.
+      this.checkTypeMeta(entry, body);
+      const stored = conversion.toStorage(body);
+      const errors = conversion.validateCreate({
+        ...stored,
+        metadata: { ...metaOf(stored), namespace },
+      });
+      if (errors.length > 0) {
+        throw newInvalid(
+          { group: entry.info.group, kind: entry.info.kind },
+          String(metaOf(body)["name"] ?? ""),
+          errors,
+        );
+      }
+      return conversion.fromStorage(this.create(conversion.storage, namespace, stored, opts));
+    }
     this.checkTypeMeta(entry, body);
     const inMeta = metaOf(body);
     this.checkNamespace(entry, namespace, inMeta);
@@ -286,6 +303,10 @@ export class ResourceOperations {
 
   /** The stored object, or a 404 NotFound. */
   getExisting(entry: ResourceEntry, namespace: string, name: string): JsonObject {
+    const conversion = storageConversionOf(this.ctx.registry, entry);
+    if (conversion) {
+      return conversion.fromStorage(this.getExisting(conversion.storage, namespace, name));
+    }
     const obj = this.ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
     if (!obj) throw newNotFound(groupResource(entry), name);
     return obj;
@@ -310,6 +331,24 @@ export class ResourceOperations {
       readonly managedSubresource?: string;
     },
   ): { object: JsonObject; created: boolean } {
+    const conversion = storageConversionOf(this.ctx.registry, entry);
+    if (conversion) {
+      this.checkTypeMeta(entry, body);
+      const stored = conversion.toStorage(body);
+      const previous = this.ctx.storage.get(
+        conversion.storage.storageId,
+        storageKey(conversion.storage, namespace, name),
+      );
+      const scoped = { ...stored, metadata: { ...metaOf(stored), namespace } };
+      const errors = previous
+        ? conversion.validateUpdate(scoped, previous)
+        : conversion.validateCreate(scoped);
+      if (errors.length > 0) {
+        throw newInvalid({ group: entry.info.group, kind: entry.info.kind }, name, errors);
+      }
+      const result = this.update(conversion.storage, namespace, name, stored, opts);
+      return { ...result, object: conversion.fromStorage(result.object) };
+    }
     this.checkTypeMeta(entry, body);
     const inMeta = metaOf(body);
     this.checkNamespace(entry, namespace, inMeta);
@@ -465,6 +504,11 @@ export class ResourceOperations {
     name: string,
     opts: DeleteRequestOptions,
   ): DeleteResult {
+    const conversion = storageConversionOf(this.ctx.registry, entry);
+    if (conversion) {
+      const result = this.delete(conversion.storage, namespace, name, opts);
+      return { ...result, object: conversion.fromStorage(result.object) };
+    }
     const key = storageKey(entry, namespace, name);
     const existing = this.getExisting(entry, namespace, name);
     const meta = metaOf(existing);

@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { LabelSelector } from "../../core/label-selector.js";
-import { fieldInvalid, newInvalid } from "../../core/status.js";
+import { newInvalid } from "../../core/status-builders.js";
+import { fieldInvalid } from "../../core/field-errors.js";
 import type { ResourceEntry } from "./registry.js";
 import { metaOf } from "./resource-operations.js";
 

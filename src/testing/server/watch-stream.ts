@@ -1,7 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { TimerHandle } from "../../core/clock.js";
 import type { JsonObject } from "../../core/json.js";
-import { newInternalError, type Status } from "../../core/status.js";
+import { storageConversionOf, type StorageConversion } from "./event-conversion.js";
+import type { Status } from "../../core/status.js";
+import { newInternalError } from "../../core/status-builders.js";
 import { objectJson } from "./object-encoding.js";
 import type { OutputFormat } from "./output-format.js";
 import type { ResourceEntry } from "./registry.js";
@@ -22,6 +24,8 @@ export class WatchStream {
   private stalled = false;
   private unsubscribe: (() => void) | undefined;
   private readonly timers: TimerHandle[] = [];
+  /** Set when the resource is served from another's storage (events.k8s.io/v1 events). */
+  private readonly conversion: StorageConversion | undefined;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -32,6 +36,7 @@ export class WatchStream {
     private readonly allowBookmarks: boolean,
     private readonly registry: WatchRegistry,
   ) {
+    this.conversion = storageConversionOf(ctx.registry, entry);
     res.on("close", () => this.finish());
     res.on("drain", () => registry.reportDrained(this));
   }
@@ -149,7 +154,7 @@ export class WatchStream {
   private write(type: string, obj: JsonObject): void {
     let objectText: string;
     try {
-      objectText = this.encode(obj);
+      objectText = this.encode(this.conversion ? this.conversion.fromStorage(obj) : obj);
     } catch (err) {
       // Runs inside a storage commit: an object this watch cannot encode ends this watch,
       // never the write that is being committed.

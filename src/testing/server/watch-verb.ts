@@ -1,5 +1,5 @@
 import { FieldSelector } from "../../core/field-selector.js";
-import { newBadRequest, newResourceExpired } from "../../core/status.js";
+import { newBadRequest, newResourceExpired } from "../../core/status-builders.js";
 import {
   checkFieldSelector,
   objectFilter,

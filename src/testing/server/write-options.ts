@@ -1,12 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { isJsonObject } from "../../core/json.js";
+import { newInvalid } from "../../core/status-builders.js";
 import {
   fieldInvalid,
   fieldNotSupported,
   fieldRequired,
-  newInvalid,
   type FieldError,
-} from "../../core/status.js";
+} from "../../core/field-errors.js";
 import type { FieldValidationMode } from "./field-validation.js";
 import { parseJsonBody } from "./request-body.js";
 import type { DeleteRequestOptions, WriteOptions } from "./resource-operations.js";

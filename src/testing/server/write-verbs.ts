@@ -2,18 +2,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { applyJsonPatch, JsonPatchError, JsonPatchTooLargeError } from "../../core/json-patch.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { applyMergePatch } from "../../core/merge-patch.js";
+import type { StatusError } from "../../core/status.js";
 import {
   newBadRequest,
   newInvalid,
   newRequestEntityTooLarge,
   newStatusError,
   newUnsupportedMediaType,
-  type StatusError,
-} from "../../core/status.js";
+} from "../../core/status-builders.js";
 import {
   applyStrategicMergePatch,
   StrategicMergePatchError,
 } from "../../core/strategic-merge-patch.js";
+import { storageConversionOf } from "./event-conversion.js";
 import { encodeList, encodeObject } from "./object-encoding.js";
 import { ApplyConflictError, serverSideApply, type ManagedFieldsEntry } from "./managed-fields.js";
 import { parseContentType } from "./media-type.js";
@@ -243,10 +244,12 @@ export async function handlePatch(request: VerbRequest): Promise<void> {
         `the name of the object (${appliedName}) does not match the name on the URL (${name})`,
       );
     }
-    const live = ctx.storage.get(
+    const stored = ctx.storage.get(
       entry.storageId,
       entry.info.namespaced ? `${namespace}/${name}` : name,
     );
+    const conversion = storageConversionOf(ctx.registry, entry);
+    const live = stored && conversion ? conversion.fromStorage(stored) : stored;
     const apiVersion =
       entry.info.group === "" ? entry.info.version : `${entry.info.group}/${entry.info.version}`;
     let result: JsonObject;

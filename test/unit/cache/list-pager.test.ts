@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PAGER_PAGE_SIZE, listWithPager } from "../../../src/cache/list-pager.js";
+import { listWithPager } from "../../../src/cache/list-pager.js";
+import { DEFAULT_PAGE_SIZE } from "../../../src/client/list-pager.js";
 import type { ListPage } from "../../../src/cache/lister-watcher.js";
-import { newInternalError, newResourceExpired } from "../../../src/core/status.js";
+import { newInternalError, newResourceExpired } from "../../../src/core/status-builders.js";
 import type { ListOptions } from "../../../src/rest/index.js";
 
 /** A lister answering from a script of pages (or errors), recording each request. */
@@ -28,7 +29,7 @@ const page = (items: string[], rv: string, token?: string): ListPage<string> => 
 
 describe("listWithPager", () => {
   it("asks for 500 items by default and returns a single page as is", async () => {
-    expect(DEFAULT_PAGER_PAGE_SIZE).toBe(500);
+    expect(DEFAULT_PAGE_SIZE).toBe(500);
     const lister = scripted([page(["a", "b"], "10")]);
     const result = await listWithPager(lister, { resourceVersion: "0", labelSelector: "x=y" });
     expect(result).toEqual({ items: ["a", "b"], resourceVersion: "10", paginated: false });

@@ -10,13 +10,13 @@ import {
 import type { ReflectorStore } from "../../../src/cache/reflector-store.js";
 import { FakeClock } from "../../../src/core/clock.js";
 import type { LogFields, Logger } from "../../../src/core/logger.js";
+import { StatusError } from "../../../src/core/status.js";
 import {
-  StatusError,
   newInternalError,
   newResourceExpired,
   newTooLargeResourceVersion,
   newTooManyRequests,
-} from "../../../src/core/status.js";
+} from "../../../src/core/status-builders.js";
 import type { Status } from "../../../src/core/status.js";
 import type { ListOptions, WatchEvent, WatchOptions } from "../../../src/rest/index.js";
 import { TransportError } from "../../../src/rest/index.js";

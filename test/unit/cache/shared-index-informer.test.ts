@@ -425,6 +425,34 @@ describe("SharedIndexInformer lifecycle", () => {
     expect(lw.openWatches()).toEqual([]);
   });
 
+  it("while stopping refuses handlers but still accepts indices", async () => {
+    const { lw, informer, run, controller } = setup([obj("ns/a")]);
+    const release = deferred();
+    const slow = new RecordingHandler();
+    slow.gate = release.promise;
+    informer.addEventHandler(slow);
+    expect(informer.isStarted).toBe(false);
+    const done = track(run());
+    expect(informer.isStarted).toBe(true);
+    await informer.waitForSync();
+    await lw.watchOpened();
+    controller.abort();
+    await settle();
+    expect(done.settled).toBe(false);
+    expect(informer.isStarted).toBe(true);
+    expect(informer.isStopped).toBe(false);
+    expect(() => informer.addEventHandler({})).toThrow(
+      expect.objectContaining({ reason: "Stopped" }),
+    );
+    informer.addIndexers({ byName: () => ["x"] });
+    expect(informer.indexer.byIndex("byName", "x")).toHaveLength(1);
+    release.resolve();
+    await waitUntil(() => done.settled, "run to resolve");
+    expect(() => informer.addIndexers({ other: () => [] })).toThrow(
+      expect.objectContaining({ reason: "Stopped" }),
+    );
+  });
+
   it("refuses configuration after run and handlers after stop", async () => {
     const { informer, run, stop } = setup();
     void run();

@@ -7,7 +7,8 @@ import {
   reconcileWithFinalizer,
   removeFinalizer,
 } from "../../../src/controller/finalizer.js";
-import { isConflict, newConflict, newNotFound } from "../../../src/core/status.js";
+import { isConflict } from "../../../src/core/status.js";
+import { newConflict, newNotFound } from "../../../src/core/status-builders.js";
 import { FakeClock } from "../../../src/core/clock.js";
 
 /** A FakeClock whose timers fire at once: the retry delays are not what these tests check. */

@@ -6,7 +6,7 @@ import {
   retryOnError,
 } from "../../../src/controller/retry.js";
 import { FakeClock } from "../../../src/core/clock.js";
-import { newConflict, newNotFound } from "../../../src/core/status.js";
+import { newConflict, newNotFound } from "../../../src/core/status-builders.js";
 
 const conflict = (): Error => newConflict({ group: "", resource: "configmaps" }, "a", "changed");
 

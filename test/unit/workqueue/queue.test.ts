@@ -81,6 +81,37 @@ describe("Queue: marking and de-duplication", () => {
     expect(q.len()).toBe(1);
   });
 
+  it("tells waiting items from processed ones after hand-outs from the line and to blocked gets", async () => {
+    const q = new Queue<string>();
+    // Handed straight to a blocked get, then re-added while processed.
+    const blocked = q.get();
+    q.add("a");
+    expect(await blocked).toEqual(["a", false]);
+    q.add("b");
+    q.add("c");
+    expect(await take(q)).toBe("b");
+    q.add("a"); // processed: queued again on done
+    q.add("b"); // processed: queued again on done
+    q.done("c"); // waiting: ignored
+    q.add("c"); // waiting: ignored
+    expect(q.len()).toBe(1);
+    q.done("b");
+    q.done("a");
+    expect(q.len()).toBe(3);
+    // The re-queued items went behind the one waiting, in the order of their done.
+    expect([await take(q), await take(q), await take(q)]).toEqual(["c", "b", "a"]);
+    q.done("b"); // processed, not re-added: forgotten
+    q.add("b");
+    q.done("b"); // waiting again: ignored
+    q.done("c");
+    q.done("a");
+    expect(q.len()).toBe(1);
+    expect(await take(q)).toBe("b");
+    q.done("b");
+    expect(q.len()).toBe(0);
+    expect(await isSettled(q.get())).toBe(false);
+  });
+
   it("compares items with SameValueZero: values by value, objects by identity", async () => {
     const q = new Queue<unknown>();
     q.add(0);
