@@ -10,8 +10,7 @@ import { fileURLToPath } from "node:url";
 export default function setup(): void {
   const root = fileURLToPath(new URL("../..", import.meta.url));
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
-    cwd: root,
-    stdio: "inherit",
-  });
+  for (const project of ["tsconfig.build.json", "tsconfig.examples.json"]) {
+    execFileSync(process.execPath, [tsc, "-p", project], { cwd: root, stdio: "inherit" });
+  }
 }

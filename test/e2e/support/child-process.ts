@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,9 +180,14 @@ export class Child {
   }
 }
 
-/** Runs a fixture script (`test/e2e/fixtures/<name>`) with the given environment. */
-export function runFixture(name: string, env: Readonly<Record<string, string>> = {}): Child {
-  return new Child(name, [join(PACKAGE_ROOT, "test", "e2e", "fixtures", name)], env);
+/** Runs a fixture script (`test/e2e/fixtures/<name>`) with the given environment and arguments. */
+export function runFixture(
+  name: string,
+  env: Readonly<Record<string, string>> = {},
+  args: readonly string[] = [],
+): Child {
+  const label = [name, ...args].join(" ");
+  return new Child(label, [join(PACKAGE_ROOT, "test", "e2e", "fixtures", name), ...args], env);
 }
 
 /** A `kubekit serve` process and where to reach it. */
@@ -214,9 +219,4 @@ export async function startServe(kubeconfig: string, port = 0): Promise<ServePro
     line.startsWith("kubeconfig written to") ? true : undefined,
   );
   return { child, url, port: Number(new URL(url).port), kubeconfig };
-}
-
-/** Reads a kubeconfig written by `kubekit serve` (for assertions on its content). */
-export function readKubeconfig(path: string): string {
-  return readFileSync(path, "utf8");
 }
