@@ -10,10 +10,9 @@
  * The seed and iteration count are fixed so a failure reproduces; `KUBEKIT_FUZZ_SEED` and
  * `KUBEKIT_FUZZ_ITERATIONS` run other sequences locally.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { RawResponse } from "../support/api-client.js";
+import { retainedHeapBytes } from "../support/garbage-collection.js";
 import { SeededRandom } from "../support/seeded-random.js";
 import {
   crdBody,
@@ -240,13 +239,6 @@ function mutate(rng: SeededRandom, text: string): string {
   }
 }
 
-/** The heap in use after a full collection (the test process exposes `gc` for itself). */
-function retainedHeap(): number {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
-  return process.memoryUsage().heapUsed;
-}
-
 function isStatus(res: RawResponse): boolean {
   return res.json?.kind === "Status" && res.json?.code === res.status;
 }
@@ -295,7 +287,7 @@ describe(`server request body fuzzer (seed ${SEED}, ${ITERATIONS} requests)`, ()
     "answers every mutated body with a success or a 4xx Status, never hangs, and commits nothing on failure",
     async () => {
       const rng = new SeededRandom(SEED);
-      const heapBefore = retainedHeap();
+      const heapBefore = retainedHeapBytes();
       const failures: string[] = [];
       for (let i = 0; i < ITERATIONS && failures.length < 5; i++) {
         // Patches grow the addressed objects and every write is kept in history: start over
@@ -338,7 +330,7 @@ describe(`server request body fuzzer (seed ${SEED}, ${ITERATIONS} requests)`, ()
       }
       // With the written objects deleted and history forgotten, nothing a request did stays.
       await reset();
-      expect(retainedHeap() - heapBefore).toBeLessThan(64 * 1024 * 1024);
+      expect(retainedHeapBytes() - heapBefore).toBeLessThan(64 * 1024 * 1024);
     },
     30_000 + ITERATIONS * 50,
   );

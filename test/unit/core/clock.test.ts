@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { FakeClock, realClock } from "../../../src/core/clock.js";
+import type { ChildScriptResult } from "../../support/child-script.js";
+import { runChildScript } from "../../support/child-script.js";
 
 describe("FakeClock basics", () => {
   it("starts at 2026-01-01 UTC by default, or at the given time", () => {
@@ -265,22 +265,8 @@ describe("realClock", () => {
     }
   });
 
-  /** Runs `script` (importing realClock) in a child process; its exit status and stdout. */
-  function runWithRealClock(script: string): { status: number | null; stdout: string } {
-    const clockUrl = new URL("../../../src/core/clock.ts", import.meta.url).href;
-    const result = spawnSync(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "--input-type=module",
-        "-e",
-        `import { realClock } from ${JSON.stringify(clockUrl)};\n${script}`,
-      ],
-      { cwd: fileURLToPath(new URL("../../..", import.meta.url)), timeout: 20_000 },
-    );
-    return { status: result.status, stdout: result.stdout.toString() };
-  }
+  const runWithRealClock = (script: string): ChildScriptResult =>
+    runChildScript("src/core/clock.ts", ["realClock"], script);
 
   it("keeps the process alive while a timer or sleep is pending", () => {
     const { status, stdout } = runWithRealClock(`

@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../../src/core/clock.js";
 import { DelayingQueue } from "../../../src/workqueue/delaying-queue.js";
 import { SeededRandom } from "../../support/seeded-random.js";
 import { wasCollected } from "./support.js";
+import type { ChildScriptResult } from "../../support/child-script.js";
+import { runChildScript } from "../../support/child-script.js";
 
 /** Every item currently queued, taken and marked done, in order. */
 async function drainQueued<T>(q: DelayingQueue<T>): Promise<T[]> {
@@ -180,22 +180,8 @@ describe("DelayingQueue shutdown", () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
-  /** Runs `script` (with DelayingQueue imported) in a child process on the real clock. */
-  function runOnRealClock(script: string): { status: number | null; stdout: string } {
-    const url = new URL("../../../src/workqueue/delaying-queue.ts", import.meta.url).href;
-    const result = spawnSync(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "--input-type=module",
-        "-e",
-        `import { DelayingQueue } from ${JSON.stringify(url)};\n${script}`,
-      ],
-      { cwd: fileURLToPath(new URL("../../..", import.meta.url)), timeout: 20_000 },
-    );
-    return { status: result.status, stdout: result.stdout.toString() };
-  }
+  const runOnRealClock = (script: string): ChildScriptResult =>
+    runChildScript("src/workqueue/delaying-queue.ts", ["DelayingQueue"], script);
 
   it("keeps the process alive while a running queue has waiting items", () => {
     const { status, stdout } = runOnRealClock(`

@@ -1,5 +1,4 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { collectGarbage } from "../../support/garbage-collection.js";
 
 /** Lets pending promise callbacks and immediates run. */
 export function flush(): Promise<void> {
@@ -15,18 +14,6 @@ export async function isSettled(promise: Promise<unknown>): Promise<boolean> {
   );
   await flush();
   return settled;
-}
-
-let gc: (() => void) | undefined;
-
-/** Runs full garbage collections (sets `--expose-gc` at run time and takes `gc` from a fresh context). */
-export function collectGarbage(): void {
-  if (!gc) {
-    setFlagsFromString("--expose-gc");
-    gc = runInNewContext("gc") as () => void;
-  }
-  gc();
-  gc();
 }
 
 /**
