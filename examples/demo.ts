@@ -1,5 +1,5 @@
 /**
- * The seeds' scenario, played end to end and narrated (`npm start`, `kubekit demo`): a
+ * The informer → workqueue → controller scenario, played end to end and narrated (`npm start`, `kubekit demo`): a
  * ReplicaSet-style controller (./replicaset-controller.ts) built from a SharedInformerFactory
  * and a Controller keeps N pods per ReplicaSet while the demo
  *
@@ -177,8 +177,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     : await KubeConfig.load({ kubeconfig: options.kubeconfig });
   narrator.plain(
     server
-      ? `kubekit demo: the seeds' scenario on an embedded API server at ${server.url}`
-      : `kubekit demo: the seeds' scenario on ${kc.restConfig().host} (context ${kc.currentContext})`,
+      ? `kubekit demo: a ReplicaSet controller on informers and a workqueue, on an embedded API server at ${server.url}`
+      : `kubekit demo: a ReplicaSet controller on informers and a workqueue, on ${kc.restConfig().host} (context ${kc.currentContext})`,
   );
   if (server && options.serve) {
     const path = options.kubeconfigOut ?? `kubekit-demo-${server.port}.kubeconfig`;

@@ -1,7 +1,7 @@
 /**
  * A ReplicaSet-style controller written with kubekit as any user would write one: it keeps
  * `spec.replicas` pods for every ReplicaSet, each pod owned by its ReplicaSet through a
- * controller ownerReference. The seeds' flow end to end:
+ * controller ownerReference. The whole flow of client-go's machinery:
  *
  *   API server --list/watch--> Reflector --> FIFO --> Indexer --> handler --key--> workqueue
  *   --> worker: read the listers (the local cache) --> create or delete pods on the API server

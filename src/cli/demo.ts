@@ -3,10 +3,10 @@ import { parseArgs } from "node:util";
 /** The help of `kubekit demo`. */
 export const DEMO_USAGE = `usage: kubekit demo [--serve [--port N] [--kubeconfig-out FILE] [--metrics-port N]] [--kubeconfig FILE]
 
-Plays the seeds' scenario end to end and narrates each step: a ReplicaSet-style controller
-(SharedInformerFactory + Controller) keeps N pods per ReplicaSet while pods are deleted, the
-ReplicaSet is scaled, the server cuts every watch and compacts its history (410, relist), and
-a failing reconcile is requeued with backoff. The controller runs under a Manager and records
+Plays the informer → workqueue → controller scenario end to end and narrates each step: a
+ReplicaSet-style controller (SharedInformerFactory + Controller) keeps N pods per ReplicaSet
+while pods are deleted, the ReplicaSet is scaled, the server cuts every watch and compacts its
+history (410, relist), and a failing reconcile is requeued with backoff. The controller runs under a Manager and records
 Events on the ReplicaSet. Ends with a summary; exit 0 when it converged.
 
   --serve               keep the embedded server and the controller running after the

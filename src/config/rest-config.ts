@@ -19,6 +19,11 @@ export const DEFAULT_QPS = 5;
  */
 export const DEFAULT_BURST = 10;
 
+/**
+ * The connection settings of a client (client-go's `rest.Config`): where the API server is,
+ * how to trust it and authenticate, and the client-side limits. Build it with
+ * `KubeConfig.restConfig()`; spread it to change a field (`{ ...rc, qps: -1 }`).
+ */
 export interface RestConfig {
   /**
    * Base URL, always with a scheme, e.g. `https://10.0.0.1:6443`; a path is a prefix for

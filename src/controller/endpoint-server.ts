@@ -69,7 +69,13 @@ export class EndpointServer {
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    // A request target that is no URL path (e.g. `http://[`) must get an answer, not throw:
+    // this runs detached from the request event, where a throw would be an unhandled rejection.
+    const target = req.url ?? "/";
+    if (!URL.canParse(target, "http://localhost")) {
+      return send(res, 400, "text/plain; charset=utf-8", "400 Bad Request\n");
+    }
+    const url = new URL(target, "http://localhost");
     const [, first = "", ...rest] = url.pathname.split("/");
     const handler = this.#handlers.get(`/${first}`);
     if (handler === undefined)

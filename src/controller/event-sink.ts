@@ -12,7 +12,7 @@ import type { TypedClientset } from "../client/generated/typed-clientset.js";
 import { StatusError } from "../core/status.js";
 import { PatchTypes } from "../rest/patch-type.js";
 import type { CorrelatedEvent } from "./event-correlator.js";
-import { formatMicroTime } from "./resource-lock.js";
+import { formatMicroTime, formatTime } from "../core/wire-time.js";
 
 /**
  * The writes of an event recorder. Both methods reject with the client's errors: a
@@ -36,11 +36,6 @@ export type EventApi = "auto" | "events.k8s.io/v1" | "v1";
 export type EventClientset = Pick<TypedClientset, "restClient" | "coreV1" | "eventsV1">;
 
 const EVENTS_GROUP_VERSION = "events.k8s.io/v1";
-
-/** metav1.Time on the wire: RFC 3339 in whole seconds. */
-function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 /** The events.k8s.io/v1 Event of a correlated event. */
 export function toEventsV1Event(event: CorrelatedEvent): eventsV1.Event {

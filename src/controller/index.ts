@@ -60,8 +60,9 @@ export {
   resourceVersionObserved,
   waitForCacheToObserve,
 } from "./wait-for-cache-to-observe.js";
-// The issue's names for the key functions the cache and core already have: `keyOf` is the
-// cache's tombstone-aware `deletionHandlingKey`, `splitKey` is core's `splitObjectKey`.
+// The controller toolkit's short names for key functions the cache and core already have
+// (one implementation each): `keyOf` is the cache's tombstone-aware `deletionHandlingKey`,
+// `splitKey` is core's `splitObjectKey`.
 export { deletionHandlingKey as keyOf } from "../cache/tombstone.js";
 export { splitObjectKey as splitKey } from "../core/object-key.js";
 export {

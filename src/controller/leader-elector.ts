@@ -12,7 +12,7 @@ import type {
   ObservedLeaderElectionRecord,
   ResourceLock,
 } from "./resource-lock.js";
-import { formatMicroTime } from "./resource-lock.js";
+import { formatMicroTime } from "../core/wire-time.js";
 
 /**
  * client-go's `JitterFactor`: an acquisition retry waits `retryPeriodMs` plus up to 1.2 times

@@ -422,13 +422,18 @@ export class Manager {
     return this.#cachesSynced;
   }
 
-  /** Runs the leader runnables once the caches synced, until `signal` aborts; settles when they all have. */
+  /**
+   * Runs the leader runnables once the caches synced, until `signal` aborts; settles when they
+   * all have, or at once when `signal` aborts before the caches synced (the stop then goes on
+   * to stop the caches, which it could not while this waited for them).
+   */
   async #lead(
     leaders: readonly Runnable[],
     synced: Promise<boolean>,
     signal: AbortSignal,
   ): Promise<void> {
-    if (!(await synced) || signal.aborted) return;
+    const ready = await Promise.race([synced, untilAborted(signal).then(() => false)]);
+    if (!ready || signal.aborted) return;
     this.#elected();
     await Promise.all(leaders.map((runnable) => this.#track(runnable.run(signal))));
   }
@@ -487,9 +492,17 @@ export class Manager {
     });
   }
 
-  /** Keeps `work` until it settles; a rejection fails the manager. */
+  /**
+   * Keeps `work` until it settles; a rejection fails the manager while it runs. Once the stop
+   * has begun, a rejection (typically the runnable's signal's reason) is logged at debug, as
+   * controller-runtime only logs errors returned after the stop procedure started.
+   */
   #track(work: Promise<void>): Promise<void> {
     const tracked = work.catch((error: unknown) => {
+      if (this.#state !== "running") {
+        this.#logger.debug("manager: a runnable ended with an error while stopping", { error });
+        return;
+      }
       this.#fail(
         error instanceof ManagerError
           ? error

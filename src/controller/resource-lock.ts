@@ -5,14 +5,6 @@
  */
 
 /**
- * `ms` since the epoch as a wire MicroTime (RFC 3339 with six fractional digits), the format
- * of a record's times.
- */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, "000Z");
-}
-
-/**
  * Who holds a leader lock and for how long (client-go's `LeaderElectionRecord`, stored in a
  * Lease's spec). The times are the holder's own clock, informational only: a candidate
  * never compares them with its clock, it measures expiry from when it saw the record change.

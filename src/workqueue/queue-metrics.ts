@@ -18,9 +18,12 @@ export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
 
 /**
  * Records a queue's adds, gets and dones as client-go does, and refreshes the unfinished
- * work gauges every {@link UNFINISHED_WORK_UPDATE_PERIOD_MS} on the queue's clock from
- * construction until {@link stop}. The periodic timer is live work: on the real clock it
- * keeps the process alive until the queue shuts down.
+ * work gauges every {@link UNFINISHED_WORK_UPDATE_PERIOD_MS} on the queue's clock, on the
+ * period's grid counted from construction. Unlike client-go, whose loop ticks from creation
+ * to shutdown, the timer is armed only while items are in processing, plus the one tick that
+ * brings the gauges back to 0: the timer is live work, so a queue that is never used (a
+ * standby controller's) or has gone idle holds none and never keeps a process alive by
+ * itself. {@link stop} cancels it for good.
  *
  * It holds an item only between its add and its `done` (the two time maps), so a done item
  * is not retained.
@@ -38,16 +41,19 @@ export class QueueMetrics<T> {
   /** When each item being processed was handed out. */
   readonly #processingStartTimes = new Map<T, number>();
   #timer: TimerHandle | undefined;
+  #stopped = false;
+  /** Construction time: the refresh ticks fall on multiples of the period after it. */
+  readonly #createdAt: number;
 
   constructor(provider: MetricsProvider, name: string, clock: Clock) {
     this.#clock = clock;
+    this.#createdAt = clock.now();
     this.#depth = provider.newDepthMetric(name);
     this.#adds = provider.newAddsMetric(name);
     this.#latency = provider.newLatencyMetric(name);
     this.#workDuration = provider.newWorkDurationMetric(name);
     this.#unfinishedWorkSeconds = provider.newUnfinishedWorkSecondsMetric(name);
     this.#longestRunningProcessor = provider.newLongestRunningProcessorSecondsMetric(name);
-    this.#schedule();
   }
 
   /** An add that marked `item` dirty. */
@@ -62,6 +68,7 @@ export class QueueMetrics<T> {
     const now = this.#clock.now();
     this.#depth.dec();
     this.#processingStartTimes.set(item, now);
+    if (this.#timer === undefined && !this.#stopped) this.#schedule();
     const addedAt = this.#addTimes.get(item);
     if (addedAt !== undefined) {
       this.#latency.observe(secondsBetween(addedAt, now));
@@ -80,14 +87,19 @@ export class QueueMetrics<T> {
 
   /** Stops the periodic refresh (the queue is shutting down); idempotent. */
   stop(): void {
+    this.#stopped = true;
     this.#timer?.cancel();
     this.#timer = undefined;
   }
 
   #schedule(): void {
-    this.#timer = this.#clock.setTimer(UNFINISHED_WORK_UPDATE_PERIOD_MS, () => {
+    const sinceCreation = this.#clock.now() - this.#createdAt;
+    const delay =
+      UNFINISHED_WORK_UPDATE_PERIOD_MS - (sinceCreation % UNFINISHED_WORK_UPDATE_PERIOD_MS);
+    this.#timer = this.#clock.setTimer(delay, () => {
+      this.#timer = undefined;
       this.#updateUnfinishedWork();
-      this.#schedule();
+      if (this.#processingStartTimes.size > 0) this.#schedule();
     });
   }
 

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { DeferredWork } from "./controller-runner.js";
-import { formatTime, type ServerContext } from "./server-context.js";
+import { formatTime } from "../../core/wire-time.js";
+import type { ServerContext } from "./server-context.js";
 import { metaOf, ResourceOperations, withCondition } from "./resource-operations.js";
 import type { StorageEvent } from "./storage.js";
 

@@ -4,7 +4,7 @@ import { newBadRequest, newNotFound } from "../../core/status-builders.js";
 import { decodeObjectBody, readBody } from "./request-body.js";
 import { metaOf, ResourceOperations } from "./resource-operations.js";
 import { sendJson } from "./responses.js";
-import { formatTime } from "./server-context.js";
+import { formatTime } from "../../core/wire-time.js";
 import type { VerbRequest } from "./verb-request.js";
 
 const TOKEN_SIGNING_KEY = randomBytes(32);

@@ -20,7 +20,8 @@ import { objectBoundsProblem } from "./object-bounds.js";
 import { validateObjectMeta } from "./object-validation.js";
 import { normalizeTypedObject } from "./typed-normalization.js";
 import type { ResourceEntry } from "./registry.js";
-import { formatTime, type ServerContext } from "./server-context.js";
+import { formatTime } from "../../core/wire-time.js";
+import type { ServerContext } from "./server-context.js";
 
 /** Options shared by every write (create, update, patch). */
 export interface WriteOptions {

@@ -35,8 +35,3 @@ export interface ServerContext {
   /** Container logs served by `pods/log`. */
   readonly podLogs: PodLogs;
 }
-
-/** RFC 3339 with whole seconds, as metav1.Time serializes. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}

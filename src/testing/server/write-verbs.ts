@@ -31,7 +31,8 @@ import {
 } from "./resource-operations.js";
 import { sendBody, sendJson, setWarnings } from "./responses.js";
 import { fromScale, toScale } from "./scale-subresource.js";
-import { formatTime, type ServerContext } from "./server-context.js";
+import { formatTime } from "../../core/wire-time.js";
+import type { ServerContext } from "./server-context.js";
 import { parseDeleteOptions, parseWriteOptions } from "./write-options.js";
 import type { VerbRequest } from "./verb-request.js";
 

@@ -7,7 +7,7 @@ import type {
   ObservedLeaderElectionRecord,
   ResourceLock,
 } from "../../../src/controller/resource-lock.js";
-import { formatMicroTime } from "../../../src/controller/resource-lock.js";
+import { formatMicroTime } from "../../../src/core/wire-time.js";
 import { FakeClock } from "../../../src/core/clock.js";
 import { noopLogger } from "../../../src/core/logger.js";
 import {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { Controller } from "../../../src/controller/controller.js";
 import { controllerMetricsProvider } from "../../../src/controller/controller-metrics.js";
 import { Manager } from "../../../src/controller/manager.js";
+import type { InformerFactoryLike } from "../../../src/controller/manager.js";
 import { ManagerError } from "../../../src/controller/manager-error.js";
 import { KubeConfig } from "../../../src/config/kube-config.js";
 import { HealthChecks } from "../../../src/controller/health-checks.js";
@@ -245,6 +246,68 @@ describe("Manager lifecycle without a server", () => {
     });
     expect(otherStopped).toBe(true);
     expect(() => mgr.add({ run: async () => undefined })).toThrow(ManagerError);
+  });
+});
+
+describe("Manager stop", () => {
+  const kubeConfig = KubeConfig.fromDocument({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
+    users: [{ name: "u", user: {} }],
+    contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+    "current-context": "x",
+  });
+
+  /** A factory whose caches never sync: they stop only when their start signal aborts. */
+  function neverSyncingFactory(): InformerFactoryLike & { stopped: boolean } {
+    let started: AbortSignal | undefined;
+    const factory = {
+      stopped: false,
+      start: (signal: AbortSignal) => void (started = signal),
+      waitForCacheSync: (signal: AbortSignal) =>
+        new Promise<Map<string, boolean>>((resolve) =>
+          signal.addEventListener("abort", () => resolve(new Map([["/v1/pods", false]]))),
+        ),
+      shutdown: () => {
+        factory.stopped = started?.aborted ?? true;
+        return Promise.resolve();
+      },
+    };
+    return factory;
+  }
+
+  it("stops at once, without waiting for the grace period, when stopped before the caches synced", async () => {
+    const clock = new FakeClock();
+    const mgr = new Manager({ kubeConfig, clock, registry: new Registry(), logger: noopLogger });
+    const factory = neverSyncingFactory();
+    mgr.add(factory);
+    let ran = false;
+    mgr.add({ run: async () => void (ran = true) });
+    const stop = new AbortController();
+    const run = mgr.start(stop.signal);
+    await clock.waitForTimers(0);
+    stop.abort();
+    await expect(run).resolves.toBeUndefined();
+    expect(factory.stopped).toBe(true);
+    expect(ran).toBe(false);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("a runnable that rejects with its signal's reason when stopped is a normal stop", async () => {
+    const mgr = new Manager({ kubeConfig, registry: new Registry(), logger: noopLogger });
+    mgr.add({
+      needLeaderElection: false,
+      run: (signal) =>
+        new Promise<void>((_, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
+        ),
+    });
+    const stop = new AbortController();
+    const run = mgr.start(stop.signal);
+    await mgr.elected();
+    stop.abort();
+    await expect(run).resolves.toBeUndefined();
   });
 });
 

@@ -119,17 +119,28 @@ describe("queue metrics", () => {
     q.shutDown();
   });
 
-  it("stops refreshing on shutdown, so the queue holds no timer", () => {
+  it("refreshes only while items are in processing, and stops on shutdown", async () => {
     const mp = new TestMetricsProvider();
     const clock = new FakeClock(0);
     const q = new Queue<string>({ name: "test", clock, metrics: mp });
+    // A queue that is never used (a standby controller's) holds no timer.
+    expect(clock.pendingTimers()).toBe(0);
+    clock.advance(1_000);
+    q.add("a");
+    await q.get();
     expect(clock.pendingTimers()).toBe(1);
     clock.advance(500);
     expect(mp.unfinished.sets).toBe(1);
+    q.done("a");
+    clock.advance(500); // one more tick brings the gauges back to 0, then no timer is left
+    expect(mp.unfinished.value).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+    q.add("b");
+    await q.get();
     q.shutDown();
     expect(clock.pendingTimers()).toBe(0);
     clock.advance(3600_000);
-    expect(mp.unfinished.sets).toBe(1);
+    expect(mp.unfinished.sets).toBe(2);
   });
 
   it("records nothing, and arms no timer, without a name or without a provider", () => {
