@@ -173,3 +173,45 @@ export function validatePathSegmentName(name: string, prefix = false): string[] 
   }
   return errs;
 }
+
+const CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+";
+const CONFIG_MAP_KEY_MSG =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+const configMapKeyRe = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
+
+/**
+ * apimachinery's `IsConfigMapKey`: the key rule of ConfigMap and Secret data (at most 253
+ * characters of `[-._a-zA-Z0-9]`, not `.`, `..` or starting with `..`).
+ */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH)
+    errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!configMapKeyRe.test(value))
+    errs.push(
+      regexError(CONFIG_MAP_KEY_MSG, CONFIG_MAP_KEY_FMT, "key.name", "KEY_NAME", "key-name"),
+    );
+  if (value === ".") errs.push("must not be '.'");
+  else if (value === "..") errs.push("must not be '..'");
+  else if (value.startsWith("..")) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** Maximum length of an IANA service name (a container or service port name). */
+export const IANA_SVC_NAME_MAX_LENGTH = 15;
+
+/**
+ * apimachinery's `IsValidPortName`: an IANA_SVC_NAME (RFC 6335), at most 15 lowercase
+ * alphanumerics and hyphens with at least one letter, no leading, trailing or double hyphen.
+ */
+export function isValidPortName(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > IANA_SVC_NAME_MAX_LENGTH) errs.push(maxLenError(IANA_SVC_NAME_MAX_LENGTH));
+  if (!/^[-a-z0-9]+$/.test(value))
+    errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/[a-z]/.test(value)) errs.push("must contain at least one letter (a-z)");
+  if (value.includes("--")) errs.push("must not contain consecutive hyphens");
+  if (value.startsWith("-") || value.endsWith("-"))
+    errs.push("must not begin or end with a hyphen");
+  return errs;
+}

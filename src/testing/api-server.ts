@@ -24,7 +24,8 @@ import {
 import { NamespaceController } from "./server/namespace-controller.js";
 import { PodLogs } from "./server/pod-logs.js";
 import { ResourceRegistry } from "./server/registry.js";
-import { metaOf, ResourceOperations } from "./server/resource-operations.js";
+import { strategyFor } from "./server/kinds/strategies.js";
+import { ResourceOperations } from "./server/resource-operations.js";
 import type { ServerBehaviour, ServerContext } from "./server/server-context.js";
 import { Storage } from "./server/storage.js";
 import { WatchRegistry } from "./server/watch-registry.js";
@@ -282,9 +283,9 @@ export class ApiServer {
       ns.onEvent(e);
       crd.onEvent(e);
       gc.onEvent(e);
-      if (e.type === "DELETED" && e.resource === "/pods") {
-        const meta = metaOf(e.object);
-        this.ctx.podLogs.forget(String(meta["namespace"]), String(meta["name"]));
+      if (e.type === "DELETED") {
+        const entry = this.ctx.registry.entriesFor(e.resource)[0];
+        if (entry) strategyFor(entry.info).afterRemoved?.(e.object, this.ctx);
       }
     });
   }

@@ -18,12 +18,8 @@ import {
 } from "./discovery.js";
 import type { ServerFaults } from "./faults.js";
 import { openApiDocumentHash, openApiV3Document, openApiV3Index } from "./openapi.js";
-import {
-  handleBinding,
-  handleEviction,
-  handlePodLog,
-  handleTokenRequest,
-} from "./pod-subresources.js";
+import { NAMESPACE_STORAGE_ID } from "./kinds/namespace.js";
+import { strategyFor } from "./kinds/strategies.js";
 import { handleGet, handleList } from "./read-verbs.js";
 import { ResourceOperations } from "./resource-operations.js";
 import { toScale } from "./scale-subresource.js";
@@ -338,7 +334,13 @@ export class ApiHandler {
     const notSupported = (): never => {
       throw routeMethodNotAllowed();
     };
-    if (!entry.info.namespaced && info.namespace !== "" && entry.storageId !== "/namespaces") {
+    // A cluster-scoped resource has no namespaced path, except `namespaces/NAME` itself,
+    // which request-info parses as a namespace.
+    if (
+      !entry.info.namespaced &&
+      info.namespace !== "" &&
+      entry.storageId !== NAMESPACE_STORAGE_ID
+    ) {
       sendStatusError(res, routeNotFound());
       return;
     }
@@ -367,23 +369,20 @@ export class ApiHandler {
       res,
       query,
     };
+    // Subresources beyond status and scale are the kind's own (pods/log, serviceaccounts/token).
+    const own = sub === "" ? undefined : strategyFor(entry.info).subresources?.[sub];
     switch (info.verb) {
       case "get":
         if (sub === "" || sub === "status") return handleGet(request);
         if (sub === "scale") return this.getScale(request);
-        if (sub === "log" && entry.storageId === "/pods") return handlePodLog(request);
-        return notSupported();
+        return (own?.get ?? notSupported)(request);
       case "list":
         return handleList(request);
       case "watch":
         if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported();
         return handleWatch(request, this.watches);
       case "create":
-        if (sub === "eviction" && entry.storageId === "/pods") return handleEviction(request);
-        if (sub === "binding" && entry.storageId === "/pods") return handleBinding(request);
-        if (sub === "token" && entry.storageId === "/serviceaccounts")
-          return handleTokenRequest(request);
-        if (sub !== "") return notSupported();
+        if (sub !== "") return (own?.create ?? notSupported)(request);
         return handleCreate(request);
       case "update":
         if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported();

@@ -42,17 +42,6 @@ export const NAME_DESCRIPTION =
 export const CREATION_TIMESTAMP_DESCRIPTION =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
-/**
- * The printer kube-apiserver uses for a built-in resource, by group and plural (any served
- * version): pods, deployments, replicasets, statefulsets, daemonsets, services, namespaces,
- * nodes, configmaps, secrets, serviceaccounts, jobs, cronjobs, events (core and
- * events.k8s.io), leases and persistentvolumeclaims. `undefined` for every other resource,
- * which gets the default Name / Created At table.
- */
-export function builtinTablePrinter(group: string, plural: string): TablePrinter | undefined {
-  return PRINTERS.get(`${group}/${plural}`);
-}
-
 function column(
   name: string,
   type: string,
@@ -197,7 +186,8 @@ const POD_FAILED: JsonObject = {
   message: "The pod failed.",
 };
 
-const podPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const podPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
@@ -359,7 +349,8 @@ const podPrinter: TablePrinter = {
 // ---------------------------------------------------------------------------------------------
 // Workloads
 
-const deploymentPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const deploymentPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Ready", "string", "Number of the pod with ready state"),
@@ -395,7 +386,8 @@ const deploymentPrinter: TablePrinter = {
   },
 };
 
-const replicaSetPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const replicaSetPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Desired", "integer", "Replicas is the number of desired replicas."),
@@ -432,7 +424,8 @@ const replicaSetPrinter: TablePrinter = {
   },
 };
 
-const statefulSetPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const statefulSetPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Ready", "string", "Number of the pod with ready state"),
@@ -454,7 +447,8 @@ const statefulSetPrinter: TablePrinter = {
   },
 };
 
-const daemonSetPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const daemonSetPrinter: TablePrinter = {
   columns: [
     NAME,
     column(
@@ -513,7 +507,8 @@ const daemonSetPrinter: TablePrinter = {
   },
 };
 
-const jobPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const jobPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Status", "string", "Status of the job."),
@@ -565,7 +560,8 @@ function jobCondition(conditions: JsonValue | undefined, type: string): boolean 
   return match !== undefined && get(match, "status") === "True";
 }
 
-const cronJobPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const cronJobPrinter: TablePrinter = {
   columns: [
     NAME,
     column(
@@ -621,7 +617,8 @@ const cronJobPrinter: TablePrinter = {
 // ---------------------------------------------------------------------------------------------
 // Services, namespaces, nodes
 
-const servicePrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const servicePrinter: TablePrinter = {
   columns: [
     NAME,
     column("Type", "string", "type determines how the Service is exposed."),
@@ -693,14 +690,16 @@ function serviceExternalIP(svc: JsonObject, type: string): string {
   }
 }
 
-const namespacePrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const namespacePrinter: TablePrinter = {
   columns: [NAME, column("Status", "string", "The status of the namespace"), AGE],
   row(ns, now) {
     return { cells: [name(ns), str(get(ns, "status", "phase")) || "Active", age(ns, now)] };
   },
 };
 
-const nodePrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const nodePrinter: TablePrinter = {
   columns: [
     NAME,
     column("Status", "string", "The status of the node"),
@@ -777,14 +776,16 @@ const nodePrinter: TablePrinter = {
 // ---------------------------------------------------------------------------------------------
 // Configuration and identity
 
-const configMapPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const configMapPrinter: TablePrinter = {
   columns: [NAME, column("Data", "string", "Data contains the configuration data."), AGE],
   row(cm, now) {
     return { cells: [name(cm), size(get(cm, "data")) + size(get(cm, "binaryData")), age(cm, now)] };
   },
 };
 
-const secretPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const secretPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Type", "string", "Used to facilitate programmatic handling of secret data."),
@@ -803,7 +804,8 @@ const secretPrinter: TablePrinter = {
   },
 };
 
-const serviceAccountPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const serviceAccountPrinter: TablePrinter = {
   columns: [
     NAME,
     column(
@@ -818,7 +820,8 @@ const serviceAccountPrinter: TablePrinter = {
   },
 };
 
-const leasePrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const leasePrinter: TablePrinter = {
   columns: [
     NAME,
     column(
@@ -981,7 +984,8 @@ const ACCESS_MODES: readonly [string, string][] = [
   ["ReadWriteOncePod", "RWOP"],
 ];
 
-const persistentVolumeClaimPrinter: TablePrinter = {
+/** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
+export const persistentVolumeClaimPrinter: TablePrinter = {
   columns: [
     NAME,
     column("Status", "string", "phase represents the current phase of PersistentVolumeClaim."),
@@ -1045,22 +1049,8 @@ const persistentVolumeClaimPrinter: TablePrinter = {
   },
 };
 
-const PRINTERS: ReadonlyMap<string, TablePrinter> = new Map([
-  ["/pods", podPrinter],
-  ["apps/deployments", deploymentPrinter],
-  ["apps/replicasets", replicaSetPrinter],
-  ["apps/statefulsets", statefulSetPrinter],
-  ["apps/daemonsets", daemonSetPrinter],
-  ["batch/jobs", jobPrinter],
-  ["batch/cronjobs", cronJobPrinter],
-  ["/services", servicePrinter],
-  ["/namespaces", namespacePrinter],
-  ["/nodes", nodePrinter],
-  ["/configmaps", configMapPrinter],
-  ["/secrets", secretPrinter],
-  ["/serviceaccounts", serviceAccountPrinter],
-  ["/events", eventPrinter(coreEventFields)],
-  ["events.k8s.io/events", eventPrinter(eventsApiFields)],
-  ["coordination.k8s.io/leases", leasePrinter],
-  ["/persistentvolumeclaims", persistentVolumeClaimPrinter],
-]);
+/** Core/v1 Events as kubectl shows them. */
+export const coreEventPrinter: TablePrinter = eventPrinter(coreEventFields);
+
+/** events.k8s.io/v1 Events, printed through the core/v1 field mapping. */
+export const eventsApiEventPrinter: TablePrinter = eventPrinter(eventsApiFields);

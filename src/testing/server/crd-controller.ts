@@ -2,10 +2,10 @@ import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { DeferredWork } from "./controller-runner.js";
 import { formatTime } from "../../core/wire-time.js";
 import type { ServerContext } from "./server-context.js";
-import { metaOf, ResourceOperations, withCondition } from "./resource-operations.js";
+import { metaOf, ResourceOperations } from "./resource-operations.js";
+import { CRD_STORAGE_ID, withCondition } from "./kinds/custom-resource-definition.js";
 import type { StorageEvent } from "./storage.js";
 
-const CRD_STORAGE = "apiextensions.k8s.io/customresourcedefinitions";
 const CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
 
 function condition(
@@ -32,7 +32,7 @@ export class CrdController {
 
   /** Storage listener. */
   onEvent(event: StorageEvent): void {
-    if (event.resource === CRD_STORAGE) {
+    if (event.resource === CRD_STORAGE_ID) {
       const name = event.key;
       if (event.type === "DELETED") {
         const storageId = this.storageIdOf(event.object);
@@ -48,7 +48,7 @@ export class CrdController {
       return;
     }
     if (event.type === "DELETED") {
-      for (const crd of this.ctx.storage.current(CRD_STORAGE)) {
+      for (const crd of this.ctx.storage.current(CRD_STORAGE_ID)) {
         const obj = crd[1];
         if (this.storageIdOf(obj) === event.resource && metaOf(obj)["deletionTimestamp"]) {
           this.work.schedule(`crd:${crd[0]}`, () => this.cleanup(crd[0]));
@@ -119,7 +119,7 @@ export class CrdController {
   }
 
   private establish(name: string): void {
-    const crd = this.ctx.storage.get(CRD_STORAGE, name);
+    const crd = this.ctx.storage.get(CRD_STORAGE_ID, name);
     if (!crd || metaOf(crd)["deletionTimestamp"] || this.isEstablished(crd)) return;
     const time = formatTime(this.ctx.clock.now());
     const spec = (crd["spec"] as JsonObject | undefined) ?? {};
@@ -144,7 +144,7 @@ export class CrdController {
   }
 
   private cleanup(name: string): void {
-    const crd = this.ctx.storage.get(CRD_STORAGE, name);
+    const crd = this.ctx.storage.get(CRD_STORAGE_ID, name);
     if (!crd || !metaOf(crd)["deletionTimestamp"]) return;
     const storageId = this.storageIdOf(crd);
     const entry = this.ctx.registry.entriesFor(storageId)[0];
@@ -167,7 +167,7 @@ export class CrdController {
         }
       }
       if ([...this.ctx.storage.current(storageId)].length > 0) return;
-      const latest = this.ctx.storage.get(CRD_STORAGE, name);
+      const latest = this.ctx.storage.get(CRD_STORAGE_ID, name);
       if (latest) this.setTerminatingReason(name, latest, "InstanceDeletionCompleted");
     }
     new ResourceOperations(this.ctx).removeFinalizer(

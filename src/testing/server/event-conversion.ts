@@ -14,8 +14,7 @@ import type { ResourceInfo } from "../../core/resource-table.js";
 import type { ResourceEntry, ResourceRegistry } from "./registry.js";
 import type { ServedResource } from "./served-resource.js";
 
-/** The storage id both Event APIs share (the core/v1 resource's). */
-const EVENTS_STORAGE_ID = "/events";
+import { EVENT_STORAGE_ID as EVENTS_STORAGE_ID } from "./kinds/event.js";
 
 /** Field renames, events.k8s.io/v1 name → core/v1 name, in events.k8s.io/v1 field order. */
 const EVENTS_V1_TO_CORE: readonly (readonly [string, string])[] = [

@@ -1,4 +1,6 @@
 import type { JsonObject } from "../../core/json.js";
+import { NAMESPACE_STORAGE_ID } from "./kinds/namespace.js";
+import { SERVICE_ACCOUNT_STORAGE_ID } from "./kinds/service-account.js";
 import type { DeferredWork } from "./controller-runner.js";
 import { metaOf, ResourceOperations } from "./resource-operations.js";
 import type { ServerContext } from "./server-context.js";
@@ -17,7 +19,7 @@ export class NamespaceController {
 
   /** Storage listener. */
   onEvent(event: StorageEvent): void {
-    if (event.resource === "/namespaces") {
+    if (event.resource === NAMESPACE_STORAGE_ID) {
       if (event.type !== "DELETED" && metaOf(event.object)["deletionTimestamp"])
         this.enqueue(event.key);
       else if (event.type === "ADDED") {
@@ -29,18 +31,18 @@ export class NamespaceController {
     }
     const ns = metaOf(event.object)["namespace"];
     if (event.type === "DELETED" && typeof ns === "string" && ns !== "") {
-      const nsObj = this.ctx.storage.get("/namespaces", ns);
+      const nsObj = this.ctx.storage.get(NAMESPACE_STORAGE_ID, ns);
       if (nsObj && metaOf(nsObj)["deletionTimestamp"]) this.enqueue(ns);
     }
   }
 
   /** The service-account controller's part: every namespace gets a `default` ServiceAccount. */
   private createDefaultServiceAccount(namespace: string): void {
-    const ns = this.ctx.storage.get("/namespaces", namespace);
+    const ns = this.ctx.storage.get(NAMESPACE_STORAGE_ID, namespace);
     if (
       !ns ||
       metaOf(ns)["deletionTimestamp"] ||
-      this.ctx.storage.get("/serviceaccounts", `${namespace}/default`)
+      this.ctx.storage.get(SERVICE_ACCOUNT_STORAGE_ID, `${namespace}/default`)
     )
       return;
     const entry = this.ctx.registry.lookup("", "v1", "serviceaccounts");
@@ -63,7 +65,7 @@ export class NamespaceController {
   }
 
   private reconcile(namespace: string): void {
-    const nsObj = this.ctx.storage.get("/namespaces", namespace);
+    const nsObj = this.ctx.storage.get(NAMESPACE_STORAGE_ID, namespace);
     if (!nsObj || !metaOf(nsObj)["deletionTimestamp"]) return;
     const ops = new ResourceOperations(this.ctx);
     let remaining = 0;
@@ -91,7 +93,7 @@ export class NamespaceController {
       }
     }
     if (remaining === 0) {
-      this.ctx.storage.commit("/namespaces", namespace, null);
+      this.ctx.storage.commit(NAMESPACE_STORAGE_ID, namespace, null);
     }
   }
 }

@@ -127,7 +127,10 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
       fieldManager: "kube-scheduler",
       fieldValidation: "Ignore",
       warnings: [],
-      subresource: "",
+      // Binding is its own write path in kube (assignPod), not a spec update: the Pod
+      // update rules do not apply, and managedFields record no subresource.
+      subresource: "binding",
+      managedSubresource: "",
       isPatch: true,
     },
   );
@@ -139,9 +142,9 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
  * token for `system:serviceaccount:NS:NAME` (the server does not accept it for auth).
  */
 export async function handleTokenRequest(request: VerbRequest): Promise<void> {
-  const { ctx, namespace, name, req, res } = request;
+  const { ctx, entry, namespace, name, req, res } = request;
   const body = decodeObjectBody(req.headers["content-type"], await readBody(req, ctx));
-  if (!ctx.storage.get("/serviceaccounts", `${namespace}/${name}`)) {
+  if (!ctx.storage.get(entry.storageId, `${namespace}/${name}`)) {
     throw newNotFound({ group: "", resource: "serviceaccounts" }, name);
   }
   const spec = isJsonObject(body) && isJsonObject(body["spec"]) ? body["spec"] : {};

@@ -19,6 +19,9 @@ import { recordUpdate, type ManagedFieldsEntry } from "./managed-fields.js";
 import { objectBoundsProblem } from "./object-bounds.js";
 import { validateObjectMeta } from "./object-validation.js";
 import { normalizeTypedObject } from "./typed-normalization.js";
+import { typedDecodingProblem } from "./typed-decoding.js";
+import { NAMESPACE_STORAGE_ID } from "./kinds/namespace.js";
+import { strategyFor } from "./kinds/strategies.js";
 import type { ResourceEntry } from "./registry.js";
 import { formatTime } from "../../core/wire-time.js";
 import type { ServerContext } from "./server-context.js";
@@ -49,7 +52,6 @@ export interface DeleteResult {
 
 const GENERATE_NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 const GENERATE_NAME_ATTEMPTS = 8;
-const PROTECTED_NAMESPACES = new Set(["default", "kube-system", "kube-public"]);
 
 /** The storage key of an object: `namespace/name`, or `name` when cluster-scoped. */
 export function storageKey(entry: ResourceEntry, namespace: string, name: string): string {
@@ -140,7 +142,7 @@ export class ResourceOperations {
   /** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
   private admitNamespace(entry: ResourceEntry, namespace: string, nameForMessage: string): void {
     if (!entry.info.namespaced) return;
-    const ns = this.ctx.storage.get("/namespaces", namespace);
+    const ns = this.ctx.storage.get(NAMESPACE_STORAGE_ID, namespace);
     if (!ns) throw newNotFound({ group: "", resource: "namespaces" }, namespace);
     if (metaOf(ns)["deletionTimestamp"]) {
       const err = newForbidden(
@@ -162,6 +164,20 @@ export class ResourceOperations {
     }
   }
 
+  /**
+   * Typed decoding: a value of the wrong JSON type for a built-in field is a 400 BadRequest
+   * in kube-apiserver's words (`<Kind> in version "<v>" cannot be handled as a <Kind>: …`).
+   */
+  private checkTypes(entry: ResourceEntry, obj: JsonObject): void {
+    const problem = typedDecodingProblem(obj, messageNameOf(entry));
+    if (problem) {
+      const kind = entry.info.kind;
+      throw newBadRequest(
+        `${kind} in version "${apiVersionOf(entry)}" cannot be handled as a ${kind}: ${problem}`,
+      );
+    }
+  }
+
   private validate(entry: ResourceEntry, obj: JsonObject, extra: FieldError[] = []): void {
     // Bodies are bounded when decoded, but a patch can nest a value under a deep path
     // (JSON Patch paths are strings): the result is bounded again before it can be stored.
@@ -180,9 +196,6 @@ export class ResourceOperations {
       ...validateObjectMeta(metaOf(obj), entry.policy, entry.info.namespaced),
       ...extra,
     ];
-    const crdErrors =
-      entry.storageId === "apiextensions.k8s.io/customresourcedefinitions" ? validateCrd(obj) : [];
-    errors.push(...crdErrors);
     if (errors.length > 0) {
       throw newInvalid(
         { group: entry.info.group, kind: entry.info.kind },
@@ -262,17 +275,19 @@ export class ResourceOperations {
     else delete meta["generation"];
     obj = { ...obj, metadata: meta };
     if (hasStatusSubresource(entry)) delete obj["status"];
-    obj = normalizeTypedObject(
-      applyDefaults(entry, applyCreateDefaults(entry, obj)),
-      messageNameOf(entry),
-    );
+    this.checkTypes(entry, obj);
+    const strategy = strategyFor(entry.info);
 
     let attempts = givenName === "" && generateName !== "" ? GENERATE_NAME_ATTEMPTS : 1;
     for (;;) {
       const name =
         givenName !== "" ? givenName : generateName !== "" ? generateNameFrom(generateName) : "";
-      const candidate: JsonObject = { ...obj, metadata: { ...metaOf(obj), name } };
-      this.validate(entry, candidate);
+      let candidate: JsonObject = { ...obj, metadata: { ...metaOf(obj), name } };
+      // The kind's rules see the final name (a Job's labels carry it).
+      if (strategy.prepareForCreate) candidate = strategy.prepareForCreate(candidate);
+      if (strategy.applyDefaults) candidate = strategy.applyDefaults(candidate);
+      candidate = normalizeTypedObject(candidate, messageNameOf(entry));
+      this.validate(entry, candidate, strategy.validateCreate?.(candidate) ?? []);
       const key = storageKey(entry, namespace, name);
       const existing = this.ctx.storage.get(entry.storageId, key);
       if (existing) {
@@ -427,9 +442,6 @@ export class ResourceOperations {
     else delete nextMeta["namespace"];
     nextMeta["resourceVersion"] = oldMeta["resourceVersion"] as JsonValue;
     delete nextMeta["selfLink"];
-    if (entry.policy.tracksGeneration && !deepEqual(specLike(existing), specLike(next))) {
-      nextMeta["generation"] = Number(oldMeta["generation"] ?? 0) + 1;
-    }
     const extraErrors: FieldError[] = [];
     if (oldMeta["deletionTimestamp"]) {
       const before = new Set((oldMeta["finalizers"] as string[] | undefined) ?? []);
@@ -454,10 +466,23 @@ export class ResourceOperations {
       givenManaged ??
       (oldMeta["managedFields"] as unknown as ManagedFieldsEntry[] | undefined) ??
       [];
-    next = normalizeTypedObject(
-      applyDefaults(entry, { ...next, metadata: nextMeta }),
-      messageNameOf(entry),
-    );
+    next = { ...next, metadata: nextMeta };
+    this.checkTypes(entry, next);
+    const strategy = strategyFor(entry.info);
+    // Status writes (and the binding subresource) skip the spec rules, as kube's status
+    // strategies do.
+    const specWrite = opts.subresource === "";
+    if (specWrite && strategy.prepareForUpdate) next = strategy.prepareForUpdate(next, existing);
+    if (strategy.applyDefaults) next = strategy.applyDefaults(next);
+    next = normalizeTypedObject(next, messageNameOf(entry));
+    // Generation follows the defaulted spec: a write that only drops defaulted fields is no change.
+    if (entry.policy.tracksGeneration && !deepEqual(specLike(existing), specLike(next))) {
+      next = {
+        ...next,
+        metadata: { ...metaOf(next), generation: Number(oldMeta["generation"] ?? 0) + 1 },
+      };
+    }
+    if (specWrite) extraErrors.push(...(strategy.validateUpdate?.(next, existing) ?? []));
     this.validate(entry, next, extraErrors);
     const managed = opts.managedFieldsOverride
       ? opts.managedFieldsOverride
@@ -530,35 +555,20 @@ export class ResourceOperations {
         `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta["resourceVersion"])}). The object might have been modified`,
       );
     }
-    if (entry.storageId === "/namespaces") {
-      if (PROTECTED_NAMESPACES.has(name)) {
-        throw newForbidden(groupResource(entry), name, "this namespace may not be deleted");
-      }
-      if (meta["deletionTimestamp"]) return { object: existing, removed: false };
-      const terminating: JsonObject = {
-        ...existing,
-        metadata: { ...meta, deletionTimestamp: this.now(), deletionGracePeriodSeconds: 0 },
-        status: { ...((existing["status"] as JsonObject | undefined) ?? {}), phase: "Terminating" },
-      };
-      if (opts.dryRun) return { object: terminating, removed: false };
+    const decision = strategyFor(entry.info).beforeDelete?.(existing, { name, now: this.now() });
+    const terminating = decision?.terminate;
+    if (terminating) {
+      if (terminating === existing || opts.dryRun) return { object: terminating, removed: false };
       return {
         object: this.ctx.storage.commit(entry.storageId, key, terminating).object,
         removed: false,
       };
     }
-    const finalizers = new Set((meta["finalizers"] as string[] | undefined) ?? []);
-    let status = existing["status"];
-    if (entry.storageId === "apiextensions.k8s.io/customresourcedefinitions") {
-      finalizers.add("customresourcecleanup.apiextensions.k8s.io");
-      status = withCondition(existing, {
-        type: "Terminating",
-        status: "True",
-        lastTransitionTime: this.now(),
-        reason: "InstanceDeletionPending",
-        message:
-          "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
-      });
-    }
+    const finalizers = new Set([
+      ...((meta["finalizers"] as string[] | undefined) ?? []),
+      ...(decision?.addFinalizers ?? []),
+    ]);
+    const status = decision?.status ?? existing["status"];
     let policy = opts.propagationPolicy;
     if (!policy && finalizers.has("orphan")) policy = "Orphan";
     if (!policy && finalizers.has("foregroundDeletion")) policy = "Foreground";
@@ -622,139 +632,9 @@ export class ResourceOperations {
   }
 }
 
-/** The object's `status` with one condition added or replaced by type. */
-export function withCondition(obj: JsonObject, condition: JsonObject): JsonObject {
-  const status = isJsonObject(obj["status"]) ? obj["status"] : {};
-  const conditions = (Array.isArray(status["conditions"]) ? status["conditions"] : []).filter(
-    (c) => !isJsonObject(c) || c["type"] !== condition["type"],
-  );
-  return { ...status, conditions: [...conditions, condition] };
-}
-
 function generateNameFrom(prefix: string): string {
   const bytes = randomBytes(5);
   let suffix = "";
   for (const b of bytes) suffix += GENERATE_NAME_CHARS[b % GENERATE_NAME_CHARS.length];
   return prefix.slice(0, 58) + suffix;
-}
-
-let nextClusterIp = 1;
-
-/** Defaulting applied on every write (kube runs SetDefaults on each decode). */
-function applyDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject {
-  if (entry.storageId === "/secrets" && (obj["type"] === undefined || obj["type"] === "")) {
-    return { ...obj, type: "Opaque" };
-  }
-  return obj;
-}
-
-/** Defaulting kube-apiserver applies on create for a few kinds kubectl and controllers read. */
-function applyCreateDefaults(entry: ResourceEntry, obj: JsonObject): JsonObject {
-  const meta = metaOf(obj);
-  switch (entry.storageId) {
-    case "/namespaces": {
-      return {
-        ...obj,
-        metadata: {
-          ...meta,
-          labels: {
-            ...((meta["labels"] as JsonObject | undefined) ?? {}),
-            "kubernetes.io/metadata.name": String(meta["name"] ?? ""),
-          },
-        },
-        spec: { finalizers: ["kubernetes"] },
-        status: { phase: "Active" },
-      };
-    }
-    case "/pods":
-      return { ...obj, status: { phase: "Pending", qosClass: "BestEffort" } };
-    case "/services": {
-      const spec: JsonObject = { ...((obj["spec"] as JsonObject | undefined) ?? {}) };
-      spec["type"] ??= "ClusterIP";
-      spec["sessionAffinity"] ??= "None";
-      if (spec["type"] !== "ExternalName" && spec["clusterIP"] === undefined) {
-        const n = nextClusterIp++;
-        spec["clusterIP"] = `10.96.${(n >> 8) & 255}.${n & 255}`;
-        spec["clusterIPs"] = [spec["clusterIP"]];
-      }
-      if (Array.isArray(spec["ports"])) {
-        spec["ports"] = spec["ports"].map((p) =>
-          isJsonObject(p)
-            ? { protocol: "TCP", ...p, targetPort: p["targetPort"] ?? p["port"] ?? null }
-            : p,
-        );
-      }
-      return { ...obj, spec, status: { loadBalancer: {} } };
-    }
-    case "apps/deployments":
-    case "apps/replicasets":
-    case "apps/statefulsets": {
-      const spec: JsonObject = { ...((obj["spec"] as JsonObject | undefined) ?? {}) };
-      spec["replicas"] ??= 1;
-      return { ...obj, spec };
-    }
-    case "apiextensions.k8s.io/customresourcedefinitions": {
-      const spec = (obj["spec"] as JsonObject | undefined) ?? {};
-      const versions = (spec["versions"] as JsonObject[] | undefined) ?? [];
-      const storage = versions
-        .filter((v) => v["storage"] === true)
-        .map((v) => v["name"] as JsonValue);
-      return {
-        ...obj,
-        status: {
-          conditions: [],
-          acceptedNames: { plural: "", kind: "" },
-          storedVersions: storage,
-        },
-      };
-    }
-    default:
-      return obj;
-  }
-}
-
-/**
- * The CRD rules of
- * `staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`:
- * name = plural.group, exactly one storage version, a valid scope.
- */
-function validateCrd(crd: JsonObject): FieldError[] {
-  const errors: FieldError[] = [];
-  const spec = crd["spec"];
-  if (!isJsonObject(spec)) return [fieldInvalid("spec", null, "must be an object")];
-  const names = isJsonObject(spec["names"]) ? spec["names"] : {};
-  const group = spec["group"];
-  const plural = names["plural"];
-  if (typeof group !== "string" || group === "")
-    errors.push(fieldInvalid("spec.group", group ?? "", "must be a non-empty string"));
-  if (typeof plural !== "string" || plural === "")
-    errors.push(fieldInvalid("spec.names.plural", plural ?? "", "must be a non-empty string"));
-  if (typeof names["kind"] !== "string" || names["kind"] === "")
-    errors.push(fieldInvalid("spec.names.kind", names["kind"] ?? "", "must be a non-empty string"));
-  const name = metaOf(crd)["name"];
-  if (typeof group === "string" && typeof plural === "string" && name !== `${plural}.${group}`) {
-    errors.push(
-      fieldInvalid("metadata.name", name ?? "", `must be spec.names.plural+"."+spec.group`),
-    );
-  }
-  if (spec["scope"] !== "Namespaced" && spec["scope"] !== "Cluster") {
-    errors.push(
-      fieldInvalid("spec.scope", spec["scope"] ?? "", 'must be "Namespaced" or "Cluster"'),
-    );
-  }
-  const versions = Array.isArray(spec["versions"]) ? spec["versions"] : [];
-  if (versions.length === 0)
-    errors.push(
-      fieldInvalid("spec.versions", [], "must have exactly one version marked as storage version"),
-    );
-  else if (versions.filter((v) => isJsonObject(v) && v["storage"] === true).length !== 1) {
-    errors.push(
-      fieldInvalid(
-        "spec.versions",
-        versions as JsonValue,
-        "must have exactly one version marked as storage version",
-      ),
-    );
-  }
-  return errors;
 }

@@ -1,6 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import {
-  builtinTablePrinter,
   CREATION_TIMESTAMP_DESCRIPTION,
   NAME_DESCRIPTION,
   type PrintedRow,
@@ -9,6 +8,7 @@ import {
 } from "./builtin-table-printers.js";
 import { humanDuration, parseTimestamp } from "./human-duration.js";
 import { compileJsonPath, type JsonPathEvaluator } from "./json-path.js";
+import { strategyFor } from "./kinds/strategies.js";
 import type { PrinterColumn, ServedResource } from "./served-resource.js";
 
 /**
@@ -41,7 +41,7 @@ const META_API_VERSION = "meta.k8s.io/v1";
 /**
  * Renders objects of one resource as a `meta.k8s.io/v1` Table, one row per object in order.
  *
- * Columns: kube's printer columns for the common built-ins (see `builtinTablePrinter`); for a
+ * Columns: kube's printer columns for the common built-ins (each kind's strategy, `kinds/*.ts`); for a
  * custom resource `Name` followed by its CRD `additionalPrinterColumns` (or `Age`, type date,
  * when it has none), evaluated with the CRD JSONPath subset and converted to the column's type
  * as apiextensions-apiserver does (a path that matches nothing, or an uncompilable path, gives
@@ -106,7 +106,7 @@ export function toPartialObjectMetadataList(
 
 function printerFor(resource: ServedResource): TablePrinter {
   if (resource.custom) return customResourcePrinter(resource.custom.printerColumns);
-  return builtinTablePrinter(resource.group, resource.plural) ?? DEFAULT_PRINTER;
+  return strategyFor(resource).printer ?? DEFAULT_PRINTER;
 }
 
 const NAME_COLUMN: TableColumn = {

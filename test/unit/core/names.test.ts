@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   isDns1035Label,
   isDns1123Label,
+  isConfigMapKey,
   isDns1123Subdomain,
   isQualifiedName,
   isValidLabelValue,
+  isValidPortName,
   validatePathSegmentName,
 } from "../../../src/core/names.js";
 
@@ -132,5 +134,40 @@ describe("validatePathSegmentName", () => {
   it("as a prefix only checks the contained characters", () => {
     expect(validatePathSegmentName("..", true)).toEqual([]);
     expect(validatePathSegmentName("a%", true)).toEqual(["may not contain '%'"]);
+  });
+});
+
+describe("isConfigMapKey", () => {
+  it("accepts alphanumerics, '-', '_' and '.'", () => {
+    for (const key of ["a", "KEY_NAME", "key-name", "key.name", ".hidden", "a..b"])
+      expect(isConfigMapKey(key)).toEqual([]);
+  });
+
+  it("rejects other characters, '.', '..', a leading '..' and more than 253 characters", () => {
+    expect(isConfigMapKey("bad key!")).toEqual([
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    ]);
+    expect(isConfigMapKey(".")).toEqual(["must not be '.'"]);
+    expect(isConfigMapKey("..")).toEqual(["must not be '..'"]);
+    expect(isConfigMapKey("..a")).toEqual(["must not start with '..'"]);
+    expect(isConfigMapKey("a".repeat(254))).toEqual(["must be no more than 253 characters"]);
+  });
+});
+
+describe("isValidPortName", () => {
+  it("accepts IANA service names", () => {
+    for (const name of ["http", "h2c", "web-8080", "a".repeat(15)])
+      expect(isValidPortName(name)).toEqual([]);
+  });
+
+  it("names each broken rule", () => {
+    expect(isValidPortName("a".repeat(16))).toEqual(["must be no more than 15 characters"]);
+    expect(isValidPortName("HTTP")).toEqual([
+      "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+      "must contain at least one letter (a-z)",
+    ]);
+    expect(isValidPortName("8080")).toEqual(["must contain at least one letter (a-z)"]);
+    expect(isValidPortName("a--b")).toEqual(["must not contain consecutive hyphens"]);
+    expect(isValidPortName("-ab")).toEqual(["must not begin or end with a hyphen"]);
   });
 });

@@ -1,0 +1,8 @@
+/** certificates.k8s.io/v1 CertificateSigningRequests (`pkg/registry/certificates/certificates/strategy.go`): `spec.signerName` selectable. */
+import { selectableFields } from "../resource-policy.js";
+import type { KindStrategy } from "./kind-strategy.js";
+
+/** The CertificateSigningRequest strategy. */
+export const certificateSigningRequestStrategy: KindStrategy = {
+  policy: { selectableFields: selectableFields("spec.signerName") },
+};

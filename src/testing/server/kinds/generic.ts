@@ -1,0 +1,8 @@
+import type { KindStrategy } from "./kind-strategy.js";
+
+/**
+ * The strategy of every kind without rules of its own, custom resources included: the
+ * generic path's metadata, generation and status rules only, the default Name / Created At
+ * table (custom resources print their additionalPrinterColumns instead).
+ */
+export const genericStrategy: KindStrategy = {};

@@ -1,0 +1,5 @@
+/** core/v1 PersistentVolumes: DELETE answers with the object. */
+import type { KindStrategy } from "./kind-strategy.js";
+
+/** The PersistentVolume strategy. */
+export const persistentVolumeStrategy: KindStrategy = { policy: { deleteReturnsObject: true } };

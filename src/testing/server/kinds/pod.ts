@@ -1,0 +1,117 @@
+/**
+ * Pods (`pkg/registry/core/pod/strategy.go`): created Pending with a BestEffort QoS class;
+ * defaulted by SetDefaults_Pod and SetDefaults_PodSpec (`pkg/apis/core/v1/defaults.go`);
+ * validated by ValidatePodCreate / ValidatePodUpdate
+ * (`pkg/apis/core/validation/validation.go`), whose update rule leaves only a few spec
+ * fields mutable; served with the log, eviction and binding subresources.
+ */
+import { fieldForbidden, type FieldError } from "../../../core/field-errors.js";
+import { deepEqual, type JsonObject } from "../../../core/json.js";
+import { podPrinter } from "../builtin-table-printers.js";
+import { handleBinding, handleEviction, handlePodLog } from "../pod-subresources.js";
+import { selectableFields, valueAt } from "../resource-policy.js";
+import type { KindStrategy } from "./kind-strategy.js";
+import { defaultPodSpec, objectAt, validatePodSpec } from "./pod-spec.js";
+
+/** The storage id of core/v1 Pods. */
+export const POD_STORAGE_ID = "/pods";
+
+/** ValidatePodUpdate's text naming the spec fields an update may change. */
+const POD_UPDATE_FORBIDDEN =
+  "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/** A spec with the fields an update may change replaced by the old spec's. */
+function withoutMutableFields(spec: JsonObject, old: JsonObject): JsonObject {
+  const out: JsonObject = { ...spec };
+  for (const key of ["containers", "initContainers"]) {
+    const list = out[key];
+    const before = old[key];
+    if (!Array.isArray(list) || !Array.isArray(before)) continue;
+    out[key] = list.map((c, i) => {
+      const prev = before[i];
+      if (typeof c !== "object" || c === null || Array.isArray(c)) return c;
+      if (typeof prev !== "object" || prev === null || Array.isArray(prev)) return c;
+      return { ...c, image: prev["image"] ?? null };
+    });
+  }
+  if (out["activeDeadlineSeconds"] !== undefined || old["activeDeadlineSeconds"] !== undefined) {
+    if (old["activeDeadlineSeconds"] === undefined) delete out["activeDeadlineSeconds"];
+    else out["activeDeadlineSeconds"] = old["activeDeadlineSeconds"];
+  }
+  // Tolerations may only be added to: the old ones must all still be there.
+  const tolerations = Array.isArray(out["tolerations"]) ? out["tolerations"] : [];
+  const oldTolerations = Array.isArray(old["tolerations"]) ? old["tolerations"] : [];
+  if (oldTolerations.every((t) => tolerations.some((n) => deepEqual(n, t)))) {
+    if (old["tolerations"] === undefined) delete out["tolerations"];
+    else out["tolerations"] = old["tolerations"];
+  }
+  // The grace period may only go from a negative value to 1.
+  const grace = old["terminationGracePeriodSeconds"];
+  if (typeof grace === "number" && grace < 0 && out["terminationGracePeriodSeconds"] === 1) {
+    out["terminationGracePeriodSeconds"] = grace;
+  }
+  return out;
+}
+
+/**
+ * ValidatePodUpdate's spec rule: only container and init container images,
+ * activeDeadlineSeconds, tolerations and terminationGracePeriodSeconds may change (kube
+ * appends a Go diff of the specs to the message, which is left out here). Tolerations may
+ * only be added to; a negative grace period may only become 1.
+ */
+function validatePodSpecUpdate(next: JsonObject, old: JsonObject): FieldError[] {
+  const spec = objectAt(next, "spec");
+  const oldSpec = objectAt(old, "spec");
+  if (deepEqual(withoutMutableFields(spec, oldSpec), oldSpec)) return [];
+  return [fieldForbidden("spec", POD_UPDATE_FORBIDDEN)];
+}
+
+function defaultPod(obj: JsonObject): JsonObject {
+  const spec = defaultPodSpec(objectAt(obj, "spec"));
+  if (spec["enableServiceLinks"] === undefined || spec["enableServiceLinks"] === null)
+    spec["enableServiceLinks"] = true;
+  return { ...obj, spec };
+}
+
+/** The field selectors of Pods (`pkg/registry/core/pod/strategy.go` PodToSelectableFields). */
+const POD_FIELDS: Record<string, (obj: JsonObject) => string> = {
+  ...selectableFields(
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ),
+  "spec.host": (o) => String(valueAt(o, "spec.nodeName") ?? ""),
+  "spec.hostNetwork": (o) => (valueAt(o, "spec.hostNetwork") === true ? "true" : "false"),
+  "status.podIPs": (o) => {
+    const ips = valueAt(o, "status.podIPs");
+    return Array.isArray(ips)
+      ? ips.map((ip) => String((ip as JsonObject)["ip"] ?? "")).join(",")
+      : "";
+  },
+};
+
+/** The Pod strategy. */
+export const podStrategy: KindStrategy = {
+  policy: { tracksGeneration: true, deleteReturnsObject: true, selectableFields: POD_FIELDS },
+  prepareForCreate: (obj) => ({ ...obj, status: { phase: "Pending", qosClass: "BestEffort" } }),
+  applyDefaults: defaultPod,
+  validateCreate: (obj) => validatePodSpec(objectAt(obj, "spec"), "spec"),
+  validateUpdate: (next, old) => [
+    ...validatePodSpec(objectAt(next, "spec"), "spec"),
+    ...validatePodSpecUpdate(next, old),
+  ],
+  printer: podPrinter,
+  subresources: {
+    log: { get: handlePodLog },
+    eviction: { create: handleEviction },
+    binding: { create: handleBinding },
+  },
+  afterRemoved: (obj, ctx) => {
+    const meta = objectAt(obj, "metadata");
+    ctx.podLogs.forget(String(meta["namespace"]), String(meta["name"]));
+  },
+};

@@ -1,0 +1,14 @@
+/** core/v1 ServiceAccounts: their printer and the `token` subresource (TokenRequest). */
+import { serviceAccountPrinter } from "../builtin-table-printers.js";
+import { handleTokenRequest } from "../pod-subresources.js";
+import type { KindStrategy } from "./kind-strategy.js";
+
+/** The storage id of core/v1 ServiceAccounts. */
+export const SERVICE_ACCOUNT_STORAGE_ID = "/serviceaccounts";
+
+/** The ServiceAccount strategy. */
+export const serviceAccountStrategy: KindStrategy = {
+  policy: { deleteReturnsObject: true },
+  printer: serviceAccountPrinter,
+  subresources: { token: { create: handleTokenRequest } },
+};

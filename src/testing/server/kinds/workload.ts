@@ -1,0 +1,96 @@
+/**
+ * The rules every apps/v1 workload shares (`pkg/apis/apps/validation/validation.go`:
+ * ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec,
+ * ValidateDaemonSetSpec; `pkg/apis/apps/v1/defaults.go`): a selector that is required,
+ * non-empty and matches the template's labels, a non-negative replica count, a valid pod
+ * template, and a selector that never changes on update.
+ */
+import { fieldInvalid, fieldRequired, type FieldError } from "../../../core/field-errors.js";
+import { deepEqual, isJsonObject, type JsonObject } from "../../../core/json.js";
+import { LabelSelector, type LabelSelectorSpec } from "../../../core/label-selector.js";
+import { defaultTemplateOf, objectAt, validatePodSpec } from "./pod-spec.js";
+
+/** The defaults every workload with a replica count gets: replicas 1. */
+export function defaultReplicas(spec: JsonObject): JsonObject {
+  return spec["replicas"] === undefined || spec["replicas"] === null
+    ? { ...spec, replicas: 1 }
+    : spec;
+}
+
+/** An object whose spec went through `fn` (and its pod template through SetDefaults_PodSpec). */
+export function withDefaultedSpec(
+  obj: JsonObject,
+  fn: (spec: JsonObject) => JsonObject,
+): JsonObject {
+  return { ...obj, spec: fn(defaultTemplateOf(objectAt(obj, "spec"))) };
+}
+
+function labelsOf(template: JsonObject): Record<string, string> {
+  const labels = objectAt(objectAt(template, "metadata"), "labels");
+  return Object.fromEntries(
+    Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
+}
+
+/**
+ * The selector and template rules of a workload spec: `spec.selector` required and not
+ * empty, `spec.template.metadata.labels` matched by it, `spec.replicas` >= 0 (when the kind
+ * has one), and the template's pod spec valid with the restart policies the kind allows.
+ */
+export function validateWorkloadSpec(
+  obj: JsonObject,
+  kindName: string,
+  allowedRestartPolicies: readonly string[],
+): FieldError[] {
+  const errors: FieldError[] = [];
+  const spec = objectAt(obj, "spec");
+  const selector = spec["selector"];
+  const template = objectAt(spec, "template");
+  if (!isJsonObject(selector)) {
+    errors.push(fieldRequired("spec.selector"));
+  } else {
+    const matchLabels = objectAt(selector, "matchLabels");
+    const expressions = selector["matchExpressions"];
+    if (
+      Object.keys(matchLabels).length === 0 &&
+      (!Array.isArray(expressions) || expressions.length === 0)
+    ) {
+      errors.push(
+        fieldInvalid("spec.selector", selector, `empty selector is invalid for ${kindName}`),
+      );
+    } else {
+      let matches = false;
+      try {
+        matches = LabelSelector.fromLabelSelector(selector as unknown as LabelSelectorSpec).matches(
+          labelsOf(template),
+        );
+      } catch {
+        // An unparseable selector cannot match; its own error is the selector's.
+      }
+      if (!matches) {
+        errors.push(
+          fieldInvalid(
+            "spec.template.metadata.labels",
+            objectAt(objectAt(template, "metadata"), "labels"),
+            "`selector` does not match template `labels`",
+          ),
+        );
+      }
+    }
+  }
+  const replicas = spec["replicas"];
+  if (typeof replicas === "number" && replicas < 0) {
+    errors.push(fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0"));
+  }
+  errors.push(
+    ...validatePodSpec(objectAt(template, "spec"), "spec.template.spec", allowedRestartPolicies),
+  );
+  return errors;
+}
+
+/** ValidateXUpdate's immutable selector: `spec.selector: Invalid value: …: field is immutable`. */
+export function validateSelectorUnchanged(next: JsonObject, old: JsonObject): FieldError[] {
+  const selector = objectAt(next, "spec")["selector"];
+  if (deepEqual(selector, objectAt(old, "spec")["selector"])) return [];
+  return [fieldInvalid("spec.selector", selector ?? null, "field is immutable")];
+}
