@@ -6,7 +6,12 @@ import {
   newTooManyRequests,
   newStatusError,
 } from "../../core/status-builders.js";
-import { authenticateRequest, type AuthenticationConfig } from "./authentication.js";
+import {
+  ANONYMOUS_USER,
+  authenticateRequest,
+  type AuthenticationConfig,
+  type UserInfo,
+} from "./authentication.js";
 import {
   aggregatedDiscoveryDocument,
   apiGroupDocument,
@@ -109,6 +114,7 @@ export class ApiHandler {
       this.health(res, path, query);
       return;
     }
+    let user: UserInfo = ANONYMOUS_USER;
     if (this.auth) {
       const result = authenticateRequest(req, this.auth);
       if (!result.ok) {
@@ -123,6 +129,7 @@ export class ApiHandler {
         });
         return;
       }
+      user = result.user;
     }
     const info = parseRequestInfo(req.method ?? "GET", path, query.get("watch"));
     if (!info) {
@@ -138,7 +145,7 @@ export class ApiHandler {
       this.injectFailure(res, failure.code, failure.retryAfterSeconds);
       return;
     }
-    await this.resource(req, res, info, query);
+    await this.resource(req, res, info, query, user);
   }
 
   private injectFailure(
@@ -314,6 +321,7 @@ export class ApiHandler {
     res: ServerResponse,
     info: ResourceRequestInfo,
     query: URLSearchParams,
+    user: UserInfo,
   ): Promise<void> {
     const entry = this.ctx.registry.lookup(info.group, info.version, info.resource);
     if (!entry) {
@@ -368,9 +376,11 @@ export class ApiHandler {
       req,
       res,
       query,
+      user,
     };
+    const strategy = strategyFor(entry.info);
     // Subresources beyond status and scale are the kind's own (pods/log, serviceaccounts/token).
-    const own = sub === "" ? undefined : strategyFor(entry.info).subresources?.[sub];
+    const own = sub === "" ? undefined : strategy.subresources?.[sub];
     switch (info.verb) {
       case "get":
         if (sub === "" || sub === "status") return handleGet(request);
@@ -383,7 +393,7 @@ export class ApiHandler {
         return handleWatch(request, this.watches);
       case "create":
         if (sub !== "") return (own?.create ?? notSupported)(request);
-        return handleCreate(request);
+        return (strategy.virtualCreate ?? handleCreate)(request);
       case "update":
         if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported();
         return handleUpdate(request);

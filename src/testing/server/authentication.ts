@@ -42,6 +42,15 @@ export const AUTHENTICATED_GROUP = "system:authenticated";
 /** The group of the anonymous user. */
 export const UNAUTHENTICATED_GROUP = "system:unauthenticated";
 
+/**
+ * The user of a request no authenticator identified when anonymous access is allowed (and of
+ * every request when the server has no authentication configured).
+ */
+export const ANONYMOUS_USER: UserInfo = Object.freeze({
+  name: ANONYMOUS_USER_NAME,
+  groups: Object.freeze([UNAUTHENTICATED_GROUP]),
+});
+
 /** OID of the clientAuth extended key usage. */
 const CLIENT_AUTH_OID = "1.3.6.1.5.5.7.3.2";
 
@@ -85,7 +94,7 @@ export function authenticateRequest(
   }
   if (outcomes.includes("rejected")) return { ok: false };
   if (anonymousAllowed(config))
-    return { ok: true, user: { name: ANONYMOUS_USER_NAME, groups: [UNAUTHENTICATED_GROUP] } };
+    return { ok: true, user: { ...ANONYMOUS_USER, groups: [...ANONYMOUS_USER.groups] } };
   return { ok: false };
 }
 

@@ -69,7 +69,8 @@ export function groupResource(entry: ResourceEntry): { group: string; resource: 
   return { group: entry.info.group, resource: entry.info.plural };
 }
 
-function apiVersionOf(entry: ResourceEntry): string {
+/** The apiVersion of an entry: `group/version`, or the version alone for the core group. */
+export function apiVersionOf(entry: ResourceEntry): string {
   return entry.info.group === "" ? entry.info.version : `${entry.info.group}/${entry.info.version}`;
 }
 
@@ -129,7 +130,8 @@ export class ResourceOperations {
     }
   }
 
-  private checkNamespace(entry: ResourceEntry, namespace: string, meta: JsonObject): void {
+  /** A body's namespace must be empty or the request's (400 otherwise); namespaced resources only. */
+  checkNamespace(entry: ResourceEntry, namespace: string, meta: JsonObject): void {
     if (!entry.info.namespaced) return;
     const bodyNs = meta["namespace"];
     if (typeof bodyNs === "string" && bodyNs !== "" && bodyNs !== namespace) {
@@ -168,7 +170,7 @@ export class ResourceOperations {
    * Typed decoding: a value of the wrong JSON type for a built-in field is a 400 BadRequest
    * in kube-apiserver's words (`<Kind> in version "<v>" cannot be handled as a <Kind>: …`).
    */
-  private checkTypes(entry: ResourceEntry, obj: JsonObject): void {
+  checkTypes(entry: ResourceEntry, obj: JsonObject): void {
     const problem = typedDecodingProblem(obj, messageNameOf(entry));
     if (problem) {
       const kind = entry.info.kind;

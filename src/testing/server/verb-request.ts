@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { UserInfo } from "./authentication.js";
 import type { ResourceEntry } from "./registry.js";
 import type { ServerContext } from "./server-context.js";
 
@@ -15,4 +16,6 @@ export interface VerbRequest {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly query: URLSearchParams;
+  /** Who sent the request: the authenticated user, or the anonymous user. */
+  readonly user: UserInfo;
 }

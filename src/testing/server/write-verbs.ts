@@ -46,7 +46,8 @@ const PATCH_TYPES = [
   "application/apply-patch+yaml",
 ];
 
-function requireObject(value: JsonValue): JsonObject {
+/** The body as an object, or kube-apiserver's 400 for any other JSON value. */
+export function requireObject(value: JsonValue): JsonObject {
   if (!isJsonObject(value)) throw newBadRequest("the body of the request must be a JSON object");
   return value;
 }

@@ -70,6 +70,13 @@ export interface KindStrategy {
   readonly validateUpdate?: (next: JsonObject, old: JsonObject) => FieldError[];
   /** `kubectl get` columns; the default Name / Created At table when absent. */
   readonly printer?: TablePrinter;
+  /**
+   * Answers POST on the collection of a create-only virtual resource (the access reviews,
+   * SelfSubjectReview) in place of the storage path: nothing is stored, listed or watched, and
+   * none of the generic write rules (names, generateName, namespace admission) apply unless
+   * the handler applies them, as kube-apiserver's own `rest.Creater`s for those resources do.
+   */
+  readonly virtualCreate?: (request: VerbRequest) => Promise<void>;
   /** Subresources served by this kind's own handlers (pods/log, serviceaccounts/token, …). */
   readonly subresources?: Readonly<Record<string, SubresourceHandlers>>;
   /** Kind-specific delete behaviour; may throw (a protected Namespace is Forbidden). */

@@ -37,6 +37,13 @@ import { secretStrategy } from "./secret.js";
 import { SERVICE_ACCOUNT_STORAGE_ID, serviceAccountStrategy } from "./service-account.js";
 import { serviceStrategy } from "./service.js";
 import { statefulSetStrategy } from "./stateful-set.js";
+import { selfSubjectReviewStrategy } from "./self-subject-review.js";
+import { selfSubjectRulesReviewStrategy } from "./self-subject-rules-review.js";
+import {
+  localSubjectAccessReviewStrategy,
+  selfSubjectAccessReviewStrategy,
+  subjectAccessReviewStrategy,
+} from "./subject-access-review.js";
 
 /**
  * Built on first use: the strategies import the verb handlers of their subresources, which
@@ -80,6 +87,11 @@ function table(): ReadonlyMap<string, KindStrategy> {
     ["rbac.authorization.k8s.io/rolebindings", roleBindingStrategy],
     ["rbac.authorization.k8s.io/clusterrolebindings", clusterRoleBindingStrategy],
     ["certificates.k8s.io/certificatesigningrequests", certificateSigningRequestStrategy],
+    ["authorization.k8s.io/selfsubjectaccessreviews", selfSubjectAccessReviewStrategy],
+    ["authorization.k8s.io/subjectaccessreviews", subjectAccessReviewStrategy],
+    ["authorization.k8s.io/localsubjectaccessreviews", localSubjectAccessReviewStrategy],
+    ["authorization.k8s.io/selfsubjectrulesreviews", selfSubjectRulesReviewStrategy],
+    ["authentication.k8s.io/selfsubjectreviews", selfSubjectReviewStrategy],
   ]);
   return byResource;
 }
