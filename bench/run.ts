@@ -9,6 +9,10 @@
  * benchmark failed. To profile the servers, set `KUBEKIT_BENCH_CPU_PROF=DIR`: every server
  * child process writes a CPU profile (`*.cpuprofile`) to DIR; the client side is profiled
  * with `node --cpu-prof --import tsx bench/run.ts`.
+ *
+ * `npm run bench -- [name] --compare FILE` runs the benchmark of an earlier results file (or
+ * `name`, which must be the same) and then prints this run's figures against that file's,
+ * so that a regression shows in one command (the results file is still written).
  */
 import { setMaxListeners } from "node:events";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
@@ -16,6 +20,8 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Benchmark, BenchmarkResult } from "./support/benchmark.js";
+import type { EarlierResults } from "./support/results-comparison.js";
+import { formatComparisonTable, readEarlierResults } from "./support/results-comparison.js";
 import { formatResultsTable } from "./support/results-table.js";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -80,7 +86,7 @@ async function runWithDeadline(
   }
 }
 
-async function runOne(name: string): Promise<boolean> {
+async function runOne(name: string, earlier?: EarlierResults): Promise<boolean> {
   const startedAt = new Date();
   const t0 = performance.now();
   const log = (message: string): void => {
@@ -95,6 +101,10 @@ async function runOne(name: string): Promise<boolean> {
       `\n${name} (${(durationMs / 1000).toFixed(1)} s; ratio = kubekit / baseline, lower is better)\n`,
     );
     console.log(formatResultsTable(result.rows));
+    if (earlier !== undefined) {
+      console.log(`\n${name} against ${earlier.startedAt} (now/then above 1: more than then)\n`);
+      console.log(formatComparisonTable(earlier, result.rows));
+    }
     const file = join(RESULTS_DIR, `${name}.json`);
     await mkdir(RESULTS_DIR, { recursive: true });
     const cpuList = cpus();
@@ -126,14 +136,26 @@ async function runOne(name: string): Promise<boolean> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const available = await benchmarkNames();
-  if (args.length > 1 || (args[0] !== undefined && !available.includes(args[0]))) {
-    console.error(`usage: npm run bench [name]   (benchmarks: ${available.join(", ")})`);
+  const compareAt = args.indexOf("--compare");
+  const compareFile = compareAt >= 0 ? args[compareAt + 1] : undefined;
+  if (compareAt >= 0) args.splice(compareAt, 2);
+  const earlier = compareFile !== undefined ? await readEarlierResults(compareFile) : undefined;
+  const named = args[0] ?? earlier?.benchmark;
+  if (
+    args.length > 1 ||
+    (compareAt >= 0 && compareFile === undefined) ||
+    (named !== undefined && !available.includes(named)) ||
+    (earlier !== undefined && named !== earlier.benchmark)
+  ) {
+    console.error(
+      `usage: npm run bench -- [name] [--compare FILE]   (benchmarks: ${available.join(", ")}; FILE: an earlier results file of the same benchmark)`,
+    );
     process.exitCode = 2;
     return;
   }
-  const names = args[0] !== undefined ? [args[0]] : available;
+  const names = named !== undefined ? [named] : available;
   let ok = true;
-  for (const name of names) ok = (await runOne(name)) && ok;
+  for (const name of names) ok = (await runOne(name, earlier)) && ok;
   process.exitCode = ok ? 0 : 1;
   // Everything is closed by now; a handle left open is a bug to report, not a reason to hang.
   setTimeout(() => {

@@ -36,7 +36,15 @@ export function formatResultsTable(rows: readonly ResultRow[]): string {
     formatQuantity(row.baselineThroughput),
     row.baseline?.name ?? "—",
   ]);
-  const numeric = new Set([1, 2, 3, 4, 5]);
+  return formatTextTable(header, lines, new Set([1, 2, 3, 4, 5]));
+}
+
+/** Renders cells as a plain-text table under `header`; `numeric` columns are right-aligned. */
+export function formatTextTable(
+  header: readonly string[],
+  lines: readonly (readonly string[])[],
+  numeric: ReadonlySet<number>,
+): string {
   const widths = header.map((h, col) =>
     Math.max(h.length, ...lines.map((cells) => (cells[col] as string).length)),
   );

@@ -4,7 +4,6 @@
  * driven over IPC by {@link HostProcess}. It exits when told to stop or when its parent
  * goes away (the IPC channel disconnects), so it never outlives the benchmark.
  */
-import { ApiServer } from "../../src/testing/api-server.js";
 import { BareServer } from "./bare-server.js";
 import { ReplayServer } from "./replay-server.js";
 import { collectedHeap } from "./timing.js";
@@ -26,7 +25,11 @@ async function main(): Promise<void> {
     throw new Error(`server host: unknown server "${String(kind)}"`);
   }
   if (!process.send) throw new Error("server host must be started with an IPC channel");
-  const kubekit = kind === "kubekit" ? await ApiServer.start() : undefined;
+  // Imported only when hosted: the replay server needs none of the embedded server's code.
+  const kubekit =
+    kind === "kubekit"
+      ? await (await import("../../src/testing/api-server.js")).ApiServer.start()
+      : undefined;
   const bare = kind === "bare" ? new BareServer() : undefined;
   const replay = kind === "replay" ? new ReplayServer() : undefined;
   const url = kubekit

@@ -75,6 +75,8 @@ export class DeltaFIFO<T> implements InformerQueue<T> {
   readonly #items = new Map<string, FifoDelta<T>[]>();
   readonly #queue = new Deque<string>();
   readonly #gate = new PopGate();
+  /** Whether a pop can go ahead: a key is queued, or the queue is closed. */
+  readonly #ready = (): boolean => this.#queue.length > 0 || this.#closed;
   #populated = false;
   #initialPopulationCount = 0;
   #closed = false;
@@ -193,7 +195,7 @@ export class DeltaFIFO<T> implements InformerQueue<T> {
     process: PopProcessFunc<T>,
     signal?: AbortSignal,
   ): Promise<Deltas<T> | typeof QUEUE_CLOSED> {
-    await this.#gate.acquire(() => this.#queue.length > 0 || this.#closed, signal);
+    await this.#gate.acquire(this.#ready, signal);
     try {
       const key = this.#queue.shift();
       const deltas = key === undefined ? undefined : this.#items.get(key);
@@ -203,6 +205,29 @@ export class DeltaFIFO<T> implements InformerQueue<T> {
       if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
       await process(deltas, isInInitialList);
       return deltas;
+    } finally {
+      this.#gate.release();
+    }
+  }
+
+  async popBatch(
+    process: PopProcessFunc<T>,
+    signal?: AbortSignal,
+  ): Promise<number | typeof QUEUE_CLOSED> {
+    await this.#gate.acquire(this.#ready, signal);
+    try {
+      let processed = 0;
+      for (let key = this.#queue.shift(); key !== undefined; key = this.#queue.shift()) {
+        const deltas = this.#items.get(key);
+        if (deltas === undefined) continue;
+        processed++;
+        const isInInitialList = !this.hasSynced();
+        this.#items.delete(key);
+        if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+        const pending = process(deltas, isInInitialList);
+        if (pending !== undefined) await pending;
+      }
+      return processed === 0 ? QUEUE_CLOSED : processed;
     } finally {
       this.#gate.release();
     }

@@ -148,7 +148,7 @@ export class CacheIndexer<T> implements Indexer<T> {
     }
     const maps = this.#slots.map(() => new Map<string, Set<string>>());
     for (const [key, entry] of items) {
-      maps.forEach((map, i) => fileKey(map, key, entry.values[i]));
+      for (let i = 0; i < maps.length; i++) fileKey(maps[i], key, entry.values[i]);
     }
     this.#items = items;
     this.#slots.forEach((slot, i) => {
@@ -167,7 +167,7 @@ export class CacheIndexer<T> implements Indexer<T> {
 
   index(indexName: string, obj: T): T[] {
     const slot = this.#slot(indexName);
-    const values = callIndexFunc(slot, obj, () => this.#keyOrUndefined(obj));
+    const values = callIndexFunc(slot, obj, this.#keyOrUndefined(obj));
     const [only] = values;
     if (values.length === 1 && only !== undefined) return this.#objectsOf(slot.map.get(only));
     const keys = new Set<string>();
@@ -210,7 +210,7 @@ export class CacheIndexer<T> implements Indexer<T> {
     // Compute everything before changing anything, so a throwing index function aborts cleanly.
     const backfill: IndexValues[] = [];
     for (const [key, entry] of this.#items) {
-      const values = slots.map((slot) => callIndexFunc(slot, entry.obj, () => key));
+      const values = slots.map((slot) => callIndexFunc(slot, entry.obj, key));
       slots.forEach((slot, i) => fileKey(slot.map, key, values[i]));
       backfill.push(values);
     }
@@ -241,8 +241,12 @@ export class CacheIndexer<T> implements Indexer<T> {
   }
 
   #indexValues(obj: T, key: string): IndexValues {
-    if (this.#slots.length === 0) return NO_VALUES;
-    return this.#slots.map((slot) => callIndexFunc(slot, obj, () => key));
+    const slots = this.#slots;
+    if (slots.length === 0) return NO_VALUES;
+    const values = new Array<readonly string[]>(slots.length);
+    for (let i = 0; i < slots.length; i++)
+      values[i] = callIndexFunc(slots[i] as IndexSlot<T>, obj, key);
+    return values;
   }
 
   #keyOrUndefined(obj: T): string | undefined {
@@ -264,17 +268,15 @@ export class CacheIndexer<T> implements Indexer<T> {
   }
 }
 
-/** Runs an index function, turning a throw or a malformed result into an {@link IndexerError}. */
-function callIndexFunc<T>(
-  slot: IndexSlot<T>,
-  obj: T,
-  keyOf: () => string | undefined,
-): readonly string[] {
+/**
+ * Runs an index function on the object of `key` (undefined when it has none), turning a throw
+ * or a malformed result into an {@link IndexerError}.
+ */
+function callIndexFunc<T>(slot: IndexSlot<T>, obj: T, key: string | undefined): readonly string[] {
   let values: unknown;
   try {
     values = slot.fn(obj);
   } catch (cause) {
-    const key = keyOf();
     const detail = cause instanceof Error ? cause.message : String(cause);
     throw new IndexerError(
       "IndexFuncFailed",
@@ -282,15 +284,20 @@ function callIndexFunc<T>(
       { indexNames: [slot.name], ...(key === undefined ? {} : { key }), cause },
     );
   }
-  if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
-    const key = keyOf();
+  if (!isStringArray(values)) {
     throw new IndexerError(
       "IndexFuncFailed",
       `index function ${JSON.stringify(slot.name)} did not return an array of strings for key ${JSON.stringify(key)}`,
       { indexNames: [slot.name], ...(key === undefined ? {} : { key }) },
     );
   }
-  return values as readonly string[];
+  return values;
+}
+
+function isStringArray(values: unknown): values is readonly string[] {
+  if (!Array.isArray(values)) return false;
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== "string") return false;
+  return true;
 }
 
 function fileKey(

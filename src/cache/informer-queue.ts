@@ -42,6 +42,16 @@ export interface InformerQueue<T> extends ReflectorStore<T> {
    */
   pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<Deltas<T> | typeof QUEUE_CLOSED>;
   /**
+   * Like {@link pop}, for every item queued (client-go's `PopBatch`): waits until an item is
+   * queued, then removes and processes the items one after the other, in order, each as
+   * `pop` would (awaiting a `process` that returns a promise), without waiting in between,
+   * until the queue is empty; resolves with the number processed. Items queued while it runs
+   * are processed too. If `process` throws or rejects, it rejects with that error: that item
+   * is consumed, later ones stay queued. Resolves {@link QUEUE_CLOSED} like `pop`; `signal`
+   * only cancels the wait.
+   */
+  popBatch(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<number | typeof QUEUE_CLOSED>;
+  /**
    * True once the first relist has been delivered (or a plain add/update/delete came before
    * any relist); see each implementation for exactly when.
    */

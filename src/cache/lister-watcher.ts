@@ -30,6 +30,13 @@ export interface ListPage<T> {
 export interface WatchStream<T> extends AsyncIterable<WatchEvent<T>> {
   /** Closes the connection; a running iteration ends. Idempotent. */
   close(): void;
+  /**
+   * Optional: the same events, once, in batches of those that arrived together (never an
+   * empty batch), with the same contract as the item-by-item iteration (which it replaces:
+   * a stream is iterated one way or the other). The reflector prefers it: one await per
+   * batch instead of one per event. The REST layer's `Watch` has it.
+   */
+  batches?(): AsyncIterator<readonly WatchEvent<T>[]>;
 }
 
 /**

@@ -87,19 +87,28 @@ function processReplacedAll<T>(
   info: ReplacedAllInfo<T>,
   isInInitialList: boolean,
 ): void {
-  const listed = new Set<string>();
-  const replacements: { readonly old: T | undefined; readonly obj: T }[] = [];
-  for (const obj of info.objects) {
-    listed.add(store.keyOf(obj));
-    replacements.push({ old: store.get(obj), obj });
-  }
+  const objects = info.objects;
+  const cachedKeys = store.listKeys();
+  // The cached state of each listed object, aligned with `objects` (none when the cache is
+  // empty, as at the initial list: then nothing is looked up).
+  const olds = new Array<T | undefined>(cachedKeys.length > 0 ? objects.length : 0);
   const deletions: DeletedFinalStateUnknown<T>[] = [];
-  for (const key of store.listKeys()) {
-    if (!listed.has(key)) deletions.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
+  if (cachedKeys.length > 0) {
+    const listed = new Set<string>();
+    for (let i = 0; i < objects.length; i++) {
+      const key = store.keyOf(objects[i] as T);
+      listed.add(key);
+      olds[i] = store.getByKey(key);
+    }
+    for (const key of cachedKeys) {
+      if (!listed.has(key)) deletions.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
+    }
   }
-  store.replace(info.objects, info.resourceVersion);
+  store.replace(objects, info.resourceVersion);
   for (const tombstone of deletions) handler.onDelete(tombstone);
-  for (const { old, obj } of replacements) {
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i] as T;
+    const old = olds[i];
     if (old !== undefined) handler.onUpdate(old, obj);
     else handler.onAdd(obj, isInInitialList);
   }

@@ -32,7 +32,8 @@ export interface RealFIFOOptions<T> {
  *   consumer (`processDeltas`) computes deletions against its cache when it gets there, so
  *   the cache never holds a mix of states that did not coexist.
  * - `resync()` queues one `SyncAll` entry; `bookmark(rv)` one `Bookmark` entry.
- * - Each pop delivers exactly one entry (as a one-element `Deltas`).
+ * - Each pop delivers exactly one entry (as a one-element `Deltas`); `popBatch` delivers every
+ *   queued entry that way, one after the other.
  * - `hasSynced()`: true after an add/update/delete that came before any replace; otherwise
  *   the first replace counts every entry queued at that moment, and the count drops only
  *   after an entry's `process` has finished — so `hasSynced()` turns true only once the
@@ -46,6 +47,8 @@ export class RealFIFO<T> implements InformerQueue<T> {
   readonly #transform: TransformFunc<T> | undefined;
   readonly #entries = new Deque<Delta<T>>();
   readonly #gate = new PopGate();
+  /** Whether a pop can go ahead: something is queued, or the queue is closed. */
+  readonly #ready = (): boolean => this.#entries.length > 0 || this.#closed;
   #populated = false;
   #initialPopulationCount = 0;
   #closed = false;
@@ -123,7 +126,7 @@ export class RealFIFO<T> implements InformerQueue<T> {
     process: PopProcessFunc<T>,
     signal?: AbortSignal,
   ): Promise<Deltas<T> | typeof QUEUE_CLOSED> {
-    await this.#gate.acquire(() => this.#entries.length > 0 || this.#closed, signal);
+    await this.#gate.acquire(this.#ready, signal);
     try {
       const entry = this.#entries.shift();
       if (entry === undefined) return QUEUE_CLOSED;
@@ -135,6 +138,28 @@ export class RealFIFO<T> implements InformerQueue<T> {
         if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
       }
       return deltas;
+    } finally {
+      this.#gate.release();
+    }
+  }
+
+  async popBatch(
+    process: PopProcessFunc<T>,
+    signal?: AbortSignal,
+  ): Promise<number | typeof QUEUE_CLOSED> {
+    await this.#gate.acquire(this.#ready, signal);
+    try {
+      let processed = 0;
+      for (let entry = this.#entries.shift(); entry !== undefined; entry = this.#entries.shift()) {
+        processed++;
+        try {
+          const pending = process([entry], !this.hasSynced());
+          if (pending !== undefined) await pending;
+        } finally {
+          if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+        }
+      }
+      return processed === 0 ? QUEUE_CLOSED : processed;
     } finally {
       this.#gate.release();
     }

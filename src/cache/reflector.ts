@@ -119,7 +119,10 @@ export interface ReflectorError {
 /** One open watch and its progress. */
 interface OpenWatch<T> {
   readonly stream: WatchStream<T>;
-  readonly events: AsyncIterator<WatchEvent<T>>;
+  /** The stream's events in batches (see `WatchStream.batches`). */
+  readonly events: AsyncIterator<readonly WatchEvent<T>[]>;
+  /** Events received but not applied yet: those after a WatchList's end bookmark. */
+  leftover: readonly WatchEvent<T>[];
   readonly startedAt: number;
   /** The `timeoutSeconds` the watch asked for. */
   readonly timeoutSeconds: number | undefined;
@@ -151,6 +154,27 @@ function closeWatch<T>(open: OpenWatch<T>): void {
   void Promise.resolve()
     .then(() => open.events.return?.())
     .catch(() => undefined);
+}
+
+const NO_EVENTS: readonly WatchEvent<never>[] = [];
+
+/**
+ * The events of `stream` in batches: its own `batches()` when it has one, else each event
+ * as a batch of one (`return()` reaching the stream's iterator at once, as before).
+ */
+function eventBatches<T>(stream: WatchStream<T>): AsyncIterator<readonly WatchEvent<T>[]> {
+  if (stream.batches !== undefined) return stream.batches();
+  const events = stream[Symbol.asyncIterator]();
+  return {
+    async next(): Promise<IteratorResult<readonly WatchEvent<T>[]>> {
+      const step = await events.next();
+      return step.done === true ? { done: true, value: undefined } : { value: [step.value] };
+    },
+    async return(): Promise<IteratorResult<readonly WatchEvent<T>[]>> {
+      await events.return?.();
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /** Ends a watch phase whose resync failed (set from a timer callback, hence not a narrowable field read). */
@@ -519,7 +543,8 @@ export class Reflector<T> {
     const rv = options.resourceVersion ?? "";
     return {
       stream,
-      events: stream[Symbol.asyncIterator](),
+      events: eventBatches(stream),
+      leftover: NO_EVENTS,
       startedAt,
       timeoutSeconds: options.timeoutSeconds,
       gated: rv === "" || rv === "0",
@@ -582,7 +607,7 @@ export class Reflector<T> {
     try {
       for (;;) {
         const step = await open.events.next();
-        if (step.done) {
+        if (step.done === true) {
           const lasted = this.#clock.now() - open.startedAt;
           if (!timedOut && received === 0 && lasted < VERY_SHORT_WATCH_MS) {
             throw new VeryShortWatchError(this.name, lasted);
@@ -594,31 +619,35 @@ export class Reflector<T> {
             this.#watchListEndTimeoutMs,
           );
         }
-        const event = step.value;
-        if (event.type === "ERROR") throw new StatusError(event.object);
-        received++;
-        const obj = event.object;
-        if (!this.#isUsable(obj)) continue;
-        if (event.type === "BOOKMARK") {
-          if (!isInitialEventsEnd(obj)) continue;
-          const rv = resourceVersionOf(obj) ?? "";
-          this.#replace([...collected.values()], rv);
-          this.#resourceVersionUnavailable = false;
-          open.gated = false;
-          open.eventCount = received;
-          return open;
+        const batch = step.value;
+        for (let i = 0; i < batch.length; i++) {
+          const event = batch[i] as WatchEvent<T>;
+          if (event.type === "ERROR") throw new StatusError(event.object);
+          received++;
+          const obj = event.object;
+          if (!this.#isUsable(obj)) continue;
+          if (event.type === "BOOKMARK") {
+            if (!isInitialEventsEnd(obj)) continue;
+            const rv = resourceVersionOf(obj) ?? "";
+            this.#replace([...collected.values()], rv);
+            this.#resourceVersionUnavailable = false;
+            open.gated = false;
+            open.eventCount = received;
+            open.leftover = batch.slice(i + 1);
+            return open;
+          }
+          let key: string;
+          try {
+            key = objectKey(obj as { metadata?: { name?: string; namespace?: string } });
+          } catch (err) {
+            this.#logger.error(`${this.name}: dropping a WatchList event without a key`, {
+              error: messageOf(err),
+            });
+            continue;
+          }
+          if (event.type === "DELETED") collected.delete(key);
+          else collected.set(key, this.#prepare(obj));
         }
-        let key: string;
-        try {
-          key = objectKey(obj as { metadata?: { name?: string; namespace?: string } });
-        } catch (err) {
-          this.#logger.error(`${this.name}: dropping a WatchList event without a key`, {
-            error: messageOf(err),
-          });
-          continue;
-        }
-        if (event.type === "DELETED") collected.delete(key);
-        else collected.set(key, this.#prepare(obj));
       }
     } catch (err) {
       closeWatch(open);
@@ -722,20 +751,28 @@ export class Reflector<T> {
     }
   }
 
+  /** Applies the watch's events to the store, a batch at a time, until the watch ends. */
   async #consume(open: OpenWatch<T>): Promise<void> {
+    let batch = open.leftover;
+    open.leftover = NO_EVENTS;
     for (;;) {
+      for (let i = 0; i < batch.length; i++) this.#apply(open, batch[i] as WatchEvent<T>);
       const step = await open.events.next();
-      if (step.done) return;
-      const event = step.value;
-      if (event.type === "ERROR") throw new StatusError(event.object);
-      const obj = event.object;
-      if (!this.#isUsable(obj)) continue;
-      const rv = resourceVersionOf(obj);
-      this.#deliver(event.type, obj, rv);
-      if (event.type !== "ADDED") open.gated = false;
-      if (!open.gated && rv !== undefined) this.#setLastSyncResourceVersion(rv);
-      if (open.eventCount++ === 0) this.#succeeded();
+      if (step.done === true) return;
+      batch = step.value;
     }
+  }
+
+  /** Applies one watch event to the store. @throws {StatusError} for an ERROR event. */
+  #apply(open: OpenWatch<T>, event: WatchEvent<T>): void {
+    if (event.type === "ERROR") throw new StatusError(event.object);
+    const obj = event.object;
+    if (!this.#isUsable(obj)) return;
+    const rv = resourceVersionOf(obj);
+    this.#deliver(event.type, obj, rv);
+    if (event.type !== "ADDED") open.gated = false;
+    if (!open.gated && rv !== undefined) this.#setLastSyncResourceVersion(rv);
+    if (open.eventCount++ === 0) this.#succeeded();
   }
 
   #deliver(

@@ -5,9 +5,11 @@
  */
 import type { Clock } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
+import { yieldToEventLoop } from "../core/event-loop-slice.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
 import { hasMetadata, resourceVersionOf } from "../core/object-metadata.js";
+import type { Deltas } from "./delta.js";
 import { DeltaFIFO } from "./delta-fifo.js";
 import { createIndexer } from "./indexer.js";
 import { InformerLifecycleError } from "./informer-errors.js";
@@ -348,6 +350,7 @@ export class SharedIndexInformer<T> {
       upstreamHasSynced: () => this.hasSynced(),
       onInitialAddsDelivered: () => this.#waiters.notify(),
       logger: this.#logger,
+      clock: this.#clock,
       name: this.name,
     });
     const registration = new HandlerRegistration<T>(
@@ -580,13 +583,28 @@ export class SharedIndexInformer<T> {
     return this.#detectMutations ? deepFreeze(out) : out;
   }
 
-  /** Pops the queue until `signal` aborts: cache update, then fan-out to the handlers. */
+  /**
+   * Pops the queue until `signal` aborts: cache update, then fan-out to the handlers, a batch
+   * of every queued item at a time (client-go's `PopBatch`); sync waiters are re-checked after
+   * each item, so a wait on the cache's resourceVersion sees every step.
+   */
   async #processLoop(signal: AbortSignal): Promise<void> {
-    const process: PopProcessFunc<T> = (deltas, isInInitialList) =>
+    const waiters = this.#waiters;
+    const apply = (deltas: Deltas<T>, isInInitialList: boolean): void => {
       processDeltas(this.#deltaHandler, this.indexer, deltas, isInInitialList);
+      waiters.notify();
+    };
+    // A relist is applied in a task of its own, not after the list's last page was parsed in
+    // the same one: each is long enough for the event loop (the queue stays held meanwhile,
+    // so nothing is applied out of order; a handler added in between replays the cache as
+    // it was, then gets the relist's notifications).
+    const process: PopProcessFunc<T> = (deltas, isInInitialList) =>
+      deltas[0]?.type === "ReplacedAll"
+        ? yieldToEventLoop().then(() => apply(deltas, isInInitialList))
+        : apply(deltas, isInInitialList);
     while (!signal.aborted) {
       try {
-        const popped = await this.#queue.pop(process, signal);
+        const popped = await this.#queue.popBatch(process, signal);
         if (popped === QUEUE_CLOSED) return;
       } catch (err) {
         if (signal.aborted) return;

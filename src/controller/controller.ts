@@ -9,6 +9,7 @@ import type { SharedIndexInformer } from "../cache/shared-index-informer.js";
 import { waitForCacheSync } from "../cache/wait-for-cache-sync.js";
 import type { Clock } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
+import { EventLoopSlice } from "../core/event-loop-slice.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
 import { objectKey } from "../core/object-key.js";
@@ -264,9 +265,16 @@ export class Controller {
     this.#registrations.push(informer.addEventHandler(handler));
   }
 
-  /** One worker: takes keys until `signal` aborts or the queue is shut down. */
+  /**
+   * One worker: takes keys until `signal` aborts or the queue is shut down. While keys are
+   * queued and reconciles complete without I/O, every `await` resolves in a microtask, so
+   * the worker yields to the event loop once it has held it for a slice (`EventLoopSlice`):
+   * a backlog never blocks timers, sockets or health probes for longer.
+   */
   async #work(signal: AbortSignal): Promise<void> {
+    const slice = new EventLoopSlice(this.#clock);
     while (!signal.aborted) {
+      if (slice.due) await slice.yield();
       let key: string;
       try {
         const [item, shutdown] = await this.#queue.get(signal);

@@ -45,12 +45,12 @@ export class LineStream extends ResponseStream<string> {
     this.#maxLineBytes = maxLineBytes;
   }
 
-  protected *decode(chunk: Uint8Array): Generator<string> {
+  protected decode(chunk: Uint8Array, out: string[]): void {
     this.#countLineBytes(chunk);
     const text = this.#partial + this.#decoder.decode(chunk, { stream: true });
     const lines = text.split("\n");
     this.#partial = lines.pop() ?? "";
-    yield* lines;
+    for (const line of lines) out.push(line);
   }
 
   /** Tracks the byte length of each line in `chunk`, failing on one over the limit. */

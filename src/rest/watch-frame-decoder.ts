@@ -30,6 +30,16 @@ export const DEFAULT_MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024;
 /** Longest excerpt of a bad frame kept in a {@link WatchDecodeError}. */
 const EXCERPT_CHARS = 200;
 
+/**
+ * The UTF-8 text of `bytes[start, end)`: a Buffer (what node:http delivers) is decoded in
+ * place, without the view `subarray` would allocate; invalid UTF-8 becomes U+FFFD either way.
+ */
+function utf8Text(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.isBuffer(bytes)
+    ? bytes.toString("utf8", start, end)
+    : utf8.decode(bytes.subarray(start, end));
+}
+
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
@@ -52,7 +62,9 @@ function toWatchEvent(value: unknown, text: string): WatchEvent<JsonObject> {
       if (!isJsonObject(object)) {
         throw new WatchDecodeError(`${type} event without an object`, shown);
       }
-      return { type, object };
+      // The frame is the event (kube-apiserver's frames hold only `type` and `object`):
+      // handed on as parsed, without a copy.
+      return value as unknown as WatchEvent<JsonObject>;
     case "ERROR": {
       const status = decodeStatus(object);
       if (status === undefined) throw new WatchDecodeError("ERROR event without a Status", shown);
@@ -95,6 +107,11 @@ export class WatchFrameDecoder {
   #failure: WatchDecodeError | undefined;
   /** A line the fast path could not parse: the scanner handles everything up to it. */
   #slowUntil: { readonly chunk: Uint8Array; readonly index: number } | undefined;
+  /**
+   * The fast path found a frame's start but no newline in its chunk: once the scanner has
+   * taken that chunk's tail, the frame's end is looked for with the fast path's rule too.
+   */
+  #joinLine = false;
 
   /**
    * @param maxFrameBytes the longest frame accepted (default
@@ -171,9 +188,11 @@ export class WatchFrameDecoder {
    * across chunks, several frames on one line, malformed JSON) consumes nothing and is left
    * to the scanner, which also reports the errors; the fast path stays off until the
    * scanner has passed the line it could not parse, so a long line is never re-parsed.
+   * A line split across two chunks is joined and parsed the same way (see
+   * {@link #joinedLineFrame}).
    */
   #nextLineFrame(): WatchEvent<JsonObject> | undefined {
-    if (this.#inFrame) return undefined;
+    if (this.#inFrame) return this.#joinedLineFrame();
     const chunk = this.#pending[0];
     if (chunk === undefined) return undefined;
     let i = this.#offset;
@@ -181,8 +200,12 @@ export class WatchFrameDecoder {
     while (i < chunk.length && isWhitespace(chunk[i] as number)) i++;
     if (i >= chunk.length || chunk[i] !== OPEN_BRACE) return undefined;
     const newline = chunk.indexOf(NEWLINE, i);
-    if (newline < 0 || newline - i > this.#maxFrameBytes) return undefined;
-    const text = utf8.decode(chunk.subarray(i, newline));
+    if (newline < 0) {
+      this.#joinLine = true;
+      return undefined;
+    }
+    if (newline - i > this.#maxFrameBytes) return undefined;
+    const text = utf8Text(chunk, i, newline);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -196,6 +219,40 @@ export class WatchFrameDecoder {
     } else {
       this.#offset = newline + 1;
     }
+    return toWatchEvent(value, text);
+  }
+
+  /**
+   * The fast path across a chunk boundary, tried once per line: when the scanner holds the
+   * start of a frame that the fast path saw begin a line and the next chunk has a newline,
+   * the held bytes and that chunk's bytes up to the newline are parsed directly. When that
+   * text parses it is exactly one frame (as in {@link #nextLineFrame}) and the scanner's
+   * state is reset; otherwise nothing is consumed and the scanner goes on from where it was.
+   */
+  #joinedLineFrame(): WatchEvent<JsonObject> | undefined {
+    if (!this.#joinLine) return undefined;
+    const chunk = this.#pending[0];
+    if (chunk === undefined) return undefined;
+    this.#joinLine = false;
+    const start = this.#offset;
+    const newline = chunk.indexOf(NEWLINE, start);
+    if (newline < 0 || this.#frameBytes + (newline - start) > this.#maxFrameBytes) {
+      return undefined;
+    }
+    const text = Buffer.concat([...this.#frame, chunk.subarray(start, newline)]).toString("utf8");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    this.#frame = [];
+    this.#frameBytes = 0;
+    this.#inFrame = false;
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escaped = false;
+    this.#consume(chunk, newline + 1);
     return toWatchEvent(value, text);
   }
 

@@ -1,7 +1,6 @@
 /**
  * A watch: the events of a `?watch=true` response as an async iterable.
  */
-import type { JsonObject } from "../core/json.js";
 import type { OpenResponseBody, ResponseStreamOptions } from "./response-stream.js";
 import { ResponseStream } from "./response-stream.js";
 import type { WatchEvent } from "./watch-event.js";
@@ -89,14 +88,11 @@ export class Watch<T> extends ResponseStream<WatchEvent<T>> {
     this.#decoder = new WatchFrameDecoder(maxFrameBytes);
   }
 
-  protected *decode(chunk: Uint8Array): Generator<WatchEvent<T>> {
-    this.#decoder.write(chunk);
-    for (
-      let event: WatchEvent<JsonObject> | undefined = this.#decoder.read();
-      event !== undefined;
-      event = this.#decoder.read()
-    ) {
-      yield event as WatchEvent<T>;
+  protected decode(chunk: Uint8Array, out: WatchEvent<T>[]): void {
+    const decoder = this.#decoder;
+    decoder.write(chunk);
+    for (let event = decoder.read(); event !== undefined; event = decoder.read()) {
+      out.push(event as WatchEvent<T>);
     }
   }
 

@@ -5,6 +5,7 @@ import type { ReconcileResult } from "../../../src/controller/reconciler.js";
 import { TerminalError, isTerminalError } from "../../../src/controller/terminal-error.js";
 import type { Clock } from "../../../src/core/clock.js";
 import { FakeClock, realClock } from "../../../src/core/clock.js";
+import { EVENT_LOOP_SLICE_MS } from "../../../src/core/event-loop-slice.js";
 import type { MetricsProvider } from "../../../src/workqueue/metrics-provider.js";
 import { SeededRandom } from "../../support/seeded-random.js";
 import { deferred, flush, obj } from "../cache/fixtures.js";
@@ -505,6 +506,31 @@ describe("Controller sources and lifecycle", () => {
     stop.abort();
     await controller.run(stop.signal);
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("yields to the event loop after a slice of a backlog of synchronous reconciles", async () => {
+    const clock = new FakeClock();
+    let reconciled = 0;
+    const controller = new Controller({
+      name: "backlog",
+      clock,
+      logger: new CapturingLogger(),
+      reconcile: () => {
+        reconciled++;
+        clock.advance(1); // each reconcile takes 1 ms of the controller's clock
+      },
+    });
+    for (let i = 0; i < 1000; i++) controller.enqueue(`k${i}`);
+    let reconciledWhenTheLoopRan: number | undefined;
+    setImmediate(() => {
+      reconciledWhenTheLoopRan = reconciled;
+    });
+    const stop = new AbortController();
+    stops.push(stop);
+    runs.push(controller.run(stop.signal));
+    await waitUntil(() => reconciled === 1000, "every key reconciled");
+    expect(reconciledWhenTheLoopRan).toBeGreaterThan(0);
+    expect(reconciledWhenTheLoopRan).toBeLessThanOrEqual(EVENT_LOOP_SLICE_MS + 1);
   });
 
   it("validates its options", () => {
