@@ -177,6 +177,7 @@ export class LeaderElector {
     try {
       const sentAt = await this.#acquire(signal);
       if (sentAt !== undefined) await this.#lead(signal, sentAt);
+      else if (this.#releaseOnCancel) await this.#releaseIfHeld();
     } finally {
       this.#leading = undefined;
       this.#running = false;
@@ -337,6 +338,34 @@ export class LeaderElector {
       );
       return;
     }
+    await this.#release(observed, deadline);
+  }
+
+  /**
+   * After a cancel while acquiring: an acquiring write whose answer was lost (or arrived as
+   * the cancel did) may have made this candidate the holder without it knowing. Reads the
+   * lock once and releases it if this identity holds it, bounded by `renewDeadlineMs`, so a
+   * successor need not wait out a lease nobody uses. Best effort: failures are logged.
+   */
+  async #releaseIfHeld(): Promise<void> {
+    const deadline = new AbortController();
+    const timer = this.#clock.setTimer(this.#renewDeadlineMs, () => deadline.abort());
+    try {
+      const observed = await this.#lock.get(deadline.signal);
+      if (observed?.record.holderIdentity !== this.#lock.identity) return;
+      await this.#release(observed, deadline.signal);
+    } catch (err) {
+      this.#logger.warn("failed to check the leader lease after a cancel", {
+        lock: this.#lock.describe(),
+        err,
+      });
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  /** Writes an expired, unheld record over `observed` (releaseOnCancel). */
+  async #release(observed: ObservedLeaderElectionRecord, deadline: AbortSignal): Promise<void> {
     const now = formatMicroTime(this.#clock.now());
     try {
       const released = await this.#lock.update(

@@ -33,7 +33,8 @@ class MemoryLockStore {
 
 /** One candidate's view of a {@link MemoryLockStore}; `mode` fails or stalls its calls. */
 class MemoryLock implements ResourceLock {
-  mode: "ok" | "fail" | "stall" = "ok";
+  /** `lose-answer`: writes are applied, then the call stalls until aborted (the answer is lost). */
+  mode: "ok" | "fail" | "stall" | "lose-answer" = "ok";
   #seen: number | undefined;
 
   constructor(
@@ -59,7 +60,7 @@ class MemoryLock implements ResourceLock {
   ): Promise<ObservedLeaderElectionRecord> {
     await this.#gate(signal);
     if (this.store.current !== undefined) throw newAlreadyExists(LEASES, "lock");
-    return this.#wrote(this.store.write(record));
+    return this.#answer(this.#wrote(this.store.write(record)), signal);
   }
 
   async update(
@@ -70,7 +71,18 @@ class MemoryLock implements ResourceLock {
     if (this.store.current?.version !== this.#seen) {
       throw newConflict(LEASES, "lock", "the object has been modified");
     }
-    return this.#wrote(this.store.write(record));
+    return this.#answer(this.#wrote(this.store.write(record)), signal);
+  }
+
+  /** The answer of an applied write, or (in `lose-answer` mode) a stall until `signal` aborts. */
+  #answer(
+    observed: ObservedLeaderElectionRecord,
+    signal: AbortSignal | undefined,
+  ): ObservedLeaderElectionRecord | Promise<never> {
+    if (this.mode !== "lose-answer") return observed;
+    return new Promise<never>((_, reject) => {
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
   }
 
   #wrote(observed: ObservedLeaderElectionRecord): ObservedLeaderElectionRecord {
@@ -80,6 +92,7 @@ class MemoryLock implements ResourceLock {
 
   async #gate(signal: AbortSignal | undefined): Promise<void> {
     if (this.mode === "fail") throw newServiceUnavailable("unavailable");
+    if (this.mode === "lose-answer") return;
     if (this.mode === "stall") {
       await new Promise<never>((_, reject) => {
         signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
@@ -366,6 +379,23 @@ describe("LeaderElector", () => {
     expect(store.current?.record).toMatchObject({ holderIdentity: "b", leaderTransitions: 1 });
     b.abort.abort();
     await b.done;
+  });
+
+  it("releaseOnCancel releases a lock that a cancelled acquiring write took without an answer", async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryLockStore();
+    const a = candidate(store, "a", clock, { releaseOnCancel: true });
+    a.lock.mode = "lose-answer";
+    await settle();
+    // The create was applied: "a" holds the lock, but never heard back and never led.
+    expect(store.current?.record.holderIdentity).toBe("a");
+    expect(a.elector.isLeader()).toBe(false);
+    a.lock.mode = "ok";
+    a.abort.abort();
+    await a.done;
+    expect(a.events).not.toContain(`started@${T0}`);
+    expect(store.current?.record).toMatchObject({ holderIdentity: "", leaseDurationSeconds: 1 });
+    expect(clock.pendingTimers()).toBe(0);
   });
 
   it("releaseOnCancel does not release when the work outlives the renew deadline", async () => {
