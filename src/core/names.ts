@@ -215,3 +215,42 @@ export function isValidPortName(value: string): string[] {
     errs.push("must not begin or end with a hyphen");
   return errs;
 }
+
+const WILDCARD_DNS1123_SUBDOMAIN_FMT = `\\*\\.${DNS1123_SUBDOMAIN_FMT}`;
+const WILDCARD_DNS1123_SUBDOMAIN_MSG =
+  "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
+const wildcardDns1123SubdomainRe = new RegExp(`^${WILDCARD_DNS1123_SUBDOMAIN_FMT}$`);
+
+/**
+ * apimachinery's `IsWildcardDNS1123Subdomain` (RFC 1034 section 4.3.3): `*.` followed by a
+ * DNS-1123 subdomain, at most 253 bytes in all (an Ingress rule's wildcard host).
+ */
+export function isWildcardDns1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH)
+    errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!wildcardDns1123SubdomainRe.test(value))
+    errs.push(
+      regexError(WILDCARD_DNS1123_SUBDOMAIN_MSG, WILDCARD_DNS1123_SUBDOMAIN_FMT, "*.example.com"),
+    );
+  return errs;
+}
+
+const PERCENT_FMT = "[0-9]+%";
+const percentRe = new RegExp(`^${PERCENT_FMT}$`);
+
+/**
+ * apimachinery's `IsValidPercent`: a numeric string followed by `%` (the string form of an
+ * int-or-percent field such as a PodDisruptionBudget's `minAvailable`).
+ */
+export function isValidPercent(value: string): string[] {
+  if (percentRe.test(value)) return [];
+  return [
+    regexError(
+      "a valid percent string must be a numeric string followed by an ending '%'",
+      PERCENT_FMT,
+      "1%",
+      "93%",
+    ),
+  ];
+}

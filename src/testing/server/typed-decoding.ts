@@ -14,6 +14,7 @@
 import { SPECIAL_MESSAGES, type FieldInfo } from "../../core/field-table.js";
 import { isJsonObject, type JsonValue } from "../../core/json.js";
 import { jsonFieldsOf, messageJsonShape } from "../../core/message-json-view.js";
+import { base64DecodingProblem } from "./go-base64.js";
 
 const META_V1 = "k8s.io.apimachinery.pkg.apis.meta.v1.";
 const UNCHECKED_MESSAGES = new Set([`${META_V1}Duration`]);
@@ -83,8 +84,10 @@ function checkElement(
   if (!isMessage) {
     switch (type) {
       case "string":
-      case "bytes":
         return typeof value === "string" ? undefined : problem(value, site);
+      case "bytes":
+        // Go decodes a JSON string into []byte as base64 and reports its error unwrapped.
+        return typeof value === "string" ? base64DecodingProblem(value) : problem(value, site);
       case "bool":
         return typeof value === "boolean" ? undefined : problem(value, site);
       case "int32":

@@ -1,13 +1,27 @@
 /**
  * apps/v1 DaemonSets (`pkg/registry/apps/daemonset/strategy.go`): SetDefaults_DaemonSet
  * (`pkg/apis/apps/v1/defaults.go`: updateStrategy RollingUpdate with maxUnavailable 1 and
- * maxSurge 0, revisionHistoryLimit 10). Validation is not enforced yet (permissive).
+ * maxSurge 0, revisionHistoryLimit 10), ValidateDaemonSetSpec
+ * (`pkg/apis/apps/validation/validation.go`: the template labels matched by the selector, a
+ * nil selector matching nothing, an empty one invalid; restartPolicy Always only and no
+ * activeDeadlineSeconds; updateStrategy type RollingUpdate or OnDelete; non-negative
+ * minReadySeconds and revisionHistoryLimit) and the immutable selector of apps/v1
+ * (`pkg/registry/apps/daemonset/strategy.go` ValidateUpdate).
  */
+import { fieldNotSupported, type FieldError } from "../../../core/field-errors.js";
 import type { JsonObject } from "../../../core/json.js";
 import { daemonSetPrinter } from "../builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
-import { withDefaultedSpec } from "./workload.js";
+import {
+  validateNoActiveDeadline,
+  validateNonNegative,
+  validateSelectorUnchanged,
+  validateWorkloadSpec,
+  withDefaultedSpec,
+} from "./workload.js";
+
+const UPDATE_STRATEGY_TYPES = ["RollingUpdate", "OnDelete"];
 
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
@@ -27,9 +41,26 @@ function defaultDaemonSetSpec(spec: JsonObject): JsonObject {
   return out;
 }
 
+function validateDaemonSet(obj: JsonObject): FieldError[] {
+  const spec = objectAt(obj, "spec");
+  const errors = validateWorkloadSpec(obj, "daemonset", ["Always"], "matchesNothing");
+  errors.push(...validateNoActiveDeadline(spec));
+  errors.push(...validateNonNegative(spec, "minReadySeconds", "spec"));
+  const type = objectAt(spec, "updateStrategy")["type"];
+  if (!UPDATE_STRATEGY_TYPES.includes(String(type)))
+    errors.push(fieldNotSupported("spec.updateStrategy.type", type ?? "", UPDATE_STRATEGY_TYPES));
+  errors.push(...validateNonNegative(spec, "revisionHistoryLimit", "spec"));
+  return errors;
+}
+
 /** The DaemonSet strategy. */
 export const daemonSetStrategy: KindStrategy = {
   policy: { tracksGeneration: true },
   applyDefaults: (obj) => withDefaultedSpec(obj, defaultDaemonSetSpec),
+  validateCreate: validateDaemonSet,
+  validateUpdate: (next, old) => [
+    ...validateDaemonSet(next),
+    ...validateSelectorUnchanged(next, old),
+  ],
   printer: daemonSetPrinter,
 };

@@ -12,7 +12,11 @@ import { persistentVolumeClaimPrinter } from "../builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 
-function defaultClaim(obj: JsonObject): JsonObject {
+/**
+ * SetDefaults_PersistentVolumeClaimSpec on a claim: volumeMode Filesystem. StatefulSets
+ * apply it to their volumeClaimTemplates too.
+ */
+export function defaultClaim(obj: JsonObject): JsonObject {
   const spec = objectAt(obj, "spec");
   return spec["volumeMode"] === undefined || spec["volumeMode"] === null
     ? { ...obj, spec: { ...spec, volumeMode: "Filesystem" } }

@@ -33,21 +33,42 @@ function labelsOf(template: JsonObject): Record<string, string> {
 }
 
 /**
- * The selector and template rules of a workload spec: `spec.selector` required and not
- * empty, `spec.template.metadata.labels` matched by it, `spec.replicas` >= 0 (when the kind
- * has one), and the template's pod spec valid with the restart policies the kind allows.
+ * What a missing `spec.selector` is: `required` (Deployment, ReplicaSet, StatefulSet:
+ * `spec.selector: Required value`), or `matchesNothing` (DaemonSet, whose validation reads a
+ * nil selector as one that selects nothing, so only the template labels are reported).
+ */
+export type MissingSelectorRule = "required" | "matchesNothing";
+
+function templateLabelsMismatch(template: JsonObject): FieldError {
+  return fieldInvalid(
+    "spec.template.metadata.labels",
+    objectAt(objectAt(template, "metadata"), "labels"),
+    "`selector` does not match template `labels`",
+  );
+}
+
+/**
+ * The selector and template rules of a workload spec: `spec.selector` present (see
+ * {@link MissingSelectorRule}) and not empty, `spec.template.metadata.labels` matched by it,
+ * `spec.replicas` >= 0 (when the kind has one), and the template's pod spec valid with the
+ * restart policies the kind allows.
  */
 export function validateWorkloadSpec(
   obj: JsonObject,
   kindName: string,
   allowedRestartPolicies: readonly string[],
+  missingSelector: MissingSelectorRule = "required",
 ): FieldError[] {
   const errors: FieldError[] = [];
   const spec = objectAt(obj, "spec");
   const selector = spec["selector"];
   const template = objectAt(spec, "template");
   if (!isJsonObject(selector)) {
-    errors.push(fieldRequired("spec.selector"));
+    errors.push(
+      missingSelector === "required"
+        ? fieldRequired("spec.selector")
+        : templateLabelsMismatch(template),
+    );
   } else {
     const matchLabels = objectAt(selector, "matchLabels");
     const expressions = selector["matchExpressions"];
@@ -67,25 +88,34 @@ export function validateWorkloadSpec(
       } catch {
         // An unparseable selector cannot match; its own error is the selector's.
       }
-      if (!matches) {
-        errors.push(
-          fieldInvalid(
-            "spec.template.metadata.labels",
-            objectAt(objectAt(template, "metadata"), "labels"),
-            "`selector` does not match template `labels`",
-          ),
-        );
-      }
+      if (!matches) errors.push(templateLabelsMismatch(template));
     }
   }
-  const replicas = spec["replicas"];
-  if (typeof replicas === "number" && replicas < 0) {
-    errors.push(fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0"));
-  }
+  errors.push(...validateNonNegative(spec, "replicas", "spec"));
   errors.push(
     ...validatePodSpec(objectAt(template, "spec"), "spec.template.spec", allowedRestartPolicies),
   );
   return errors;
+}
+
+/**
+ * ValidateNonnegativeField on `spec[key]` when it is a number: `<path>.<key>: Invalid value:
+ * -1: must be greater than or equal to 0`.
+ */
+export function validateNonNegative(spec: JsonObject, key: string, path: string): FieldError[] {
+  const value = spec[key];
+  if (typeof value !== "number" || value >= 0) return [];
+  return [fieldInvalid(`${path}.${key}`, value, "must be greater than or equal to 0")];
+}
+
+/**
+ * A StatefulSet's or DaemonSet's template may not set `activeDeadlineSeconds` (their pods run
+ * forever): `spec.template.spec.activeDeadlineSeconds: Invalid value: 30: must not be specified`.
+ */
+export function validateNoActiveDeadline(spec: JsonObject): FieldError[] {
+  const value = objectAt(objectAt(spec, "template"), "spec")["activeDeadlineSeconds"];
+  if (value === undefined || value === null) return [];
+  return [fieldInvalid("spec.template.spec.activeDeadlineSeconds", value, "must not be specified")];
 }
 
 /** ValidateXUpdate's immutable selector: `spec.selector: Invalid value: …: field is immutable`. */
