@@ -60,6 +60,7 @@ export {
   createIndexer,
   createStore,
   type IndexerOptions,
+  type PreparedReplace,
   type StoreOptions,
 } from "./indexer.js";
 export { IndexerError, type IndexerErrorReason } from "./indexer-error.js";

@@ -2,6 +2,7 @@
  * The informer cache: a keyed map with secondary indices (client-go's `cache` over a
  * `threadSafeMap`), and the factories that build it.
  */
+import { runToCompletion } from "../core/event-loop-slice.js";
 import { resourceVersionOf } from "../core/object-metadata.js";
 import { IndexerError } from "./indexer-error.js";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
@@ -43,6 +44,36 @@ interface IndexSlot<T> {
 }
 
 const NO_VALUES: IndexValues = [];
+
+/** {@link CacheIndexer.replaceSteps} pauses after every `STEP_MASK + 1` objects (a power of two). */
+const STEP_MASK = 255;
+
+/**
+ * The whole content of a {@link CacheIndexer} built aside by
+ * {@link CacheIndexer.replaceSteps}, invisible until {@link CacheIndexer.commitReplace}
+ * swaps it in (once).
+ */
+export interface PreparedReplace {
+  /** The resourceVersion the indexer records when this content is committed. */
+  readonly resourceVersion: string;
+  /** The number of objects (distinct keys) of this content. */
+  readonly size: number;
+}
+
+class PreparedContent<T> implements PreparedReplace {
+  committed = false;
+
+  constructor(
+    readonly owner: CacheIndexer<T>,
+    readonly items: Map<string, Entry<T>>,
+    readonly maps: Map<string, Set<string>>[],
+    readonly resourceVersion: string,
+  ) {}
+
+  get size(): number {
+    return this.items.size;
+  }
+}
 
 /**
  * The {@link Indexer} of kubekit informers. Single-threaded JavaScript makes every method
@@ -141,20 +172,71 @@ export class CacheIndexer<T> implements Indexer<T> {
   }
 
   replace(list: readonly T[], resourceVersion: string): void {
+    this.commitReplace(runToCompletion(this.replaceSteps(list, resourceVersion)));
+  }
+
+  /**
+   * The work of {@link replace} as steps that change nothing: a generator that builds the new
+   * content (the item map and every index map) aside, pausing (a bare `yield`) every few
+   * hundred objects so that a caller may yield to the event loop (`runSliced`), and returns
+   * it as a {@link PreparedReplace} for {@link commitReplace}. Readers keep seeing the current
+   * content meanwhile. A key or index function that throws ends the generator with that
+   * error, the indexer unchanged.
+   */
+  *replaceSteps(list: readonly T[], resourceVersion: string): Generator<void, PreparedReplace> {
+    const slots = this.#slots.slice();
     const items = new Map<string, Entry<T>>();
-    for (const obj of list) {
+    for (let i = 0; i < list.length; i++) {
+      const obj = list[i] as T;
       const key = this.keyOf(obj);
-      items.set(key, { obj, values: this.#indexValues(obj, key) });
+      items.set(key, { obj, values: indexValues(slots, obj, key) });
+      if ((i & STEP_MASK) === STEP_MASK) yield;
     }
-    const maps = this.#slots.map(() => new Map<string, Set<string>>());
+    const maps = slots.map(() => new Map<string, Set<string>>());
+    let filed = 0;
     for (const [key, entry] of items) {
       for (let i = 0; i < maps.length; i++) fileKey(maps[i], key, entry.values[i]);
+      if ((++filed & STEP_MASK) === 0) yield;
     }
-    this.#items = items;
+    return new PreparedContent(this, items, maps, resourceVersion);
+  }
+
+  /**
+   * Swaps in content built by {@link replaceSteps} at once, as {@link replace} would have
+   * written it, and records its resourceVersion. O(1), unless indices were added since the
+   * content was built: their values are then computed here (a throwing index function
+   * leaves the indexer unchanged). Writes made since the content was built are overwritten,
+   * as by a `replace`.
+   *
+   * @throws {TypeError} when `prepared` was not built by this indexer, or was committed already.
+   */
+  commitReplace(prepared: PreparedReplace): void {
+    if (!(prepared instanceof PreparedContent) || prepared.owner !== this || prepared.committed) {
+      throw new TypeError(
+        "commitReplace: the content was not prepared by this indexer, or was committed already",
+      );
+    }
+    const content = prepared as PreparedContent<T>;
+    const added = this.#slots.slice(content.maps.length);
+    if (added.length > 0) {
+      // Compute everything before changing anything, so a throwing index function aborts cleanly.
+      const backfill: IndexValues[] = [];
+      for (const [key, entry] of content.items) backfill.push(indexValues(added, entry.obj, key));
+      const addedMaps = added.map(() => new Map<string, Set<string>>());
+      let row = 0;
+      for (const [key, entry] of content.items) {
+        const values = backfill[row++] ?? NO_VALUES;
+        for (let i = 0; i < addedMaps.length; i++) fileKey(addedMaps[i], key, values[i]);
+        entry.values = [...entry.values, ...values];
+      }
+      content.maps.push(...addedMaps);
+    }
+    content.committed = true;
+    this.#items = content.items;
     this.#slots.forEach((slot, i) => {
-      slot.map = maps[i] ?? new Map();
+      slot.map = content.maps[i] ?? new Map();
     });
-    this.#lastSyncResourceVersion = resourceVersion;
+    this.#lastSyncResourceVersion = content.resourceVersion;
   }
 
   resync(): void {
@@ -241,12 +323,7 @@ export class CacheIndexer<T> implements Indexer<T> {
   }
 
   #indexValues(obj: T, key: string): IndexValues {
-    const slots = this.#slots;
-    if (slots.length === 0) return NO_VALUES;
-    const values = new Array<readonly string[]>(slots.length);
-    for (let i = 0; i < slots.length; i++)
-      values[i] = callIndexFunc(slots[i] as IndexSlot<T>, obj, key);
-    return values;
+    return indexValues(this.#slots, obj, key);
   }
 
   #keyOrUndefined(obj: T): string | undefined {
@@ -266,6 +343,15 @@ export class CacheIndexer<T> implements Indexer<T> {
     }
     return out;
   }
+}
+
+/** The values of `obj` (under `key`) in each of `slots`, in their order. */
+function indexValues<T>(slots: readonly IndexSlot<T>[], obj: T, key: string): IndexValues {
+  if (slots.length === 0) return NO_VALUES;
+  const values = new Array<readonly string[]>(slots.length);
+  for (let i = 0; i < slots.length; i++)
+    values[i] = callIndexFunc(slots[i] as IndexSlot<T>, obj, key);
+  return values;
 }
 
 /**

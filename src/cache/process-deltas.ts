@@ -2,7 +2,10 @@
  * How an informer applies a popped item to its cache and notifies its handler (client-go's
  * `processDeltas` and `processReplacedAllInfo`).
  */
+import type { CooperativeSlice } from "../core/event-loop-slice.js";
+import { runSliced, runToCompletion } from "../core/event-loop-slice.js";
 import type { Deltas, ReplacedAllInfo } from "./delta.js";
+import { CacheIndexer } from "./indexer.js";
 import type { Store } from "./store.js";
 import { DeletedFinalStateUnknown } from "./tombstone.js";
 
@@ -18,6 +21,9 @@ export interface DeltaHandler<T> {
   /** A key was removed; a tombstone when the deletion was inferred from a relist. */
   onDelete(obj: T | DeletedFinalStateUnknown<T>): void;
 }
+
+/** The relist's lookups pause after every `STEP_MASK + 1` objects (a power of two). */
+const STEP_MASK = 255;
 
 /**
  * Applies popped deltas, oldest first, to `store` and notifies `handler`. The store is always
@@ -81,12 +87,53 @@ export function processDeltas<T>(
   }
 }
 
+/**
+ * Applies one `ReplacedAll` (a relist) as {@link processDeltas} does, cooperatively: the
+ * deletions and the old state of every listed object are looked up, and the new content of
+ * `store` is built aside (`CacheIndexer.replaceSteps`), in slices that yield to the event
+ * loop whenever `slice` is due. Meanwhile readers of `store` see its old, complete content
+ * and no handler is called. Then, in one synchronous step, the new content is swapped in
+ * (`CacheIndexer.commitReplace`) and every notification delivered, as `processDeltas` would
+ * (deletions, then the listed objects in list order). A store other than a `CacheIndexer` is
+ * replaced with `store.replace` in that step.
+ *
+ * The caller must not write to `store` until this settles (an informer's queue holds every
+ * later change meanwhile): the lookups made before the swap are those of the content
+ * replaced. An abort of `signal` while it yields abandons the relist: `store` is left as it
+ * was, no handler is called, and the promise rejects with `signal.reason`. Errors as
+ * `processDeltas`: a throwing key or index function rejects before the swap; a throwing
+ * handler after it.
+ */
+export function processReplacedAllSliced<T>(
+  handler: DeltaHandler<T>,
+  store: Store<T>,
+  info: ReplacedAllInfo<T>,
+  isInInitialList: boolean,
+  slice: CooperativeSlice,
+  signal?: AbortSignal,
+): Promise<void> {
+  return runSliced(replacedAllSteps(handler, store, info, isInInitialList), slice, signal);
+}
+
 function processReplacedAll<T>(
   handler: DeltaHandler<T>,
   store: Store<T>,
   info: ReplacedAllInfo<T>,
   isInInitialList: boolean,
 ): void {
+  runToCompletion(replacedAllSteps(handler, store, info, isInInitialList));
+}
+
+/**
+ * A relist's application as steps (see {@link processReplacedAllSliced}): pauses only
+ * before the swap; the swap and the notifications are one step.
+ */
+function* replacedAllSteps<T>(
+  handler: DeltaHandler<T>,
+  store: Store<T>,
+  info: ReplacedAllInfo<T>,
+  isInInitialList: boolean,
+): Generator<void, void> {
   const objects = info.objects;
   const cachedKeys = store.listKeys();
   // The cached state of each listed object, aligned with `objects` (none when the cache is
@@ -99,12 +146,20 @@ function processReplacedAll<T>(
       const key = store.keyOf(objects[i] as T);
       listed.add(key);
       olds[i] = store.getByKey(key);
+      if ((i & STEP_MASK) === STEP_MASK) yield;
     }
-    for (const key of cachedKeys) {
+    for (let i = 0; i < cachedKeys.length; i++) {
+      const key = cachedKeys[i] as string;
       if (!listed.has(key)) deletions.push(new DeletedFinalStateUnknown(key, store.getByKey(key)));
+      if ((i & STEP_MASK) === STEP_MASK) yield;
     }
   }
-  store.replace(objects, info.resourceVersion);
+  if (store instanceof CacheIndexer) {
+    const prepared = yield* store.replaceSteps(objects, info.resourceVersion);
+    store.commitReplace(prepared);
+  } else {
+    store.replace(objects, info.resourceVersion);
+  }
   for (const tombstone of deletions) handler.onDelete(tombstone);
   for (let i = 0; i < objects.length; i++) {
     const obj = objects[i] as T;

@@ -5,12 +5,13 @@
  */
 import type { Clock } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
-import { yieldToEventLoop } from "../core/event-loop-slice.js";
+import { EventLoopSlice } from "../core/event-loop-slice.js";
 import type { Logger } from "../core/logger.js";
 import { consoleLogger } from "../core/logger.js";
 import { hasMetadata, resourceVersionOf } from "../core/object-metadata.js";
-import type { Deltas } from "./delta.js";
+import type { Deltas, ReplacedAllInfo } from "./delta.js";
 import { DeltaFIFO } from "./delta-fifo.js";
+import type { CacheIndexer } from "./indexer.js";
 import { createIndexer } from "./indexer.js";
 import { InformerLifecycleError } from "./informer-errors.js";
 import type { InformerQueue, PopProcessFunc } from "./informer-queue.js";
@@ -19,7 +20,7 @@ import type { ListerWatcher } from "./lister-watcher.js";
 import { deepFreeze } from "./mutation-detector.js";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
 import type { DeltaHandler } from "./process-deltas.js";
-import { processDeltas } from "./process-deltas.js";
+import { processDeltas, processReplacedAllSliced } from "./process-deltas.js";
 import { ProcessorListener } from "./processor-listener.js";
 import { RealFIFO } from "./real-fifo.js";
 import type { BackoffPolicy } from "../core/backoff.js";
@@ -195,6 +196,10 @@ class HandlerRegistration<T> implements EventHandlerRegistration {
  *   (every handler until the first check).
  * - **Deletions seen by relist**: objects missing from a relist are deleted from the cache
  *   and delivered as `onDelete(DeletedFinalStateUnknown)`.
+ * - **Relists as one step**: with the in-order queue, a relist's new cache content is built
+ *   in slices that yield to the event loop (listers and late handlers see the previous,
+ *   complete content meanwhile, and no later change is applied), then swapped in at once,
+ *   right before its notifications are handed out.
  * - **Failures**: a handler that throws or rejects is logged and the informer goes on
  *   (client-go crashes the process by default). The reflector never gives up (see
  *   `Reflector`); its errors go to the watch error handler.
@@ -212,6 +217,8 @@ export class SharedIndexInformer<T> {
    * {@link waitForCacheResourceVersion}).
    */
   readonly indexer: Indexer<T>;
+  /** {@link indexer}, with the methods that build a relist's content aside. */
+  readonly #cache: CacheIndexer<T>;
   readonly #listerWatcher: ListerWatcher<T>;
   readonly #queue: InformerQueue<T>;
   readonly #processor = new SharedProcessor<T>();
@@ -246,13 +253,14 @@ export class SharedIndexInformer<T> {
     this.#transform = options.transform;
     this.#defaultHandlerResyncPeriodMs = resyncPeriodMs;
     this.#resyncCheckPeriodMs = resyncPeriodMs;
-    this.indexer = createIndexer<T>({
+    this.#cache = createIndexer<T>({
       keyFunc: deletionHandlingKey as KeyFunc<T>,
       indexers: {
         [NAMESPACE_INDEX]: namespaceIndexFunc as IndexFunc<T>,
         ...options.indexers,
       },
     });
+    this.indexer = this.#cache;
     // The reflector applies the transform (see #reflectorStore), so the queue does not.
     this.#queue =
       queueKind === "in-order"
@@ -594,14 +602,32 @@ export class SharedIndexInformer<T> {
       processDeltas(this.#deltaHandler, this.indexer, deltas, isInInitialList);
       waiters.notify();
     };
-    // A relist is applied in a task of its own, not after the list's last page was parsed in
-    // the same one: each is long enough for the event loop (the queue stays held meanwhile,
-    // so nothing is applied out of order; a handler added in between replays the cache as
-    // it was, then gets the relist's notifications).
-    const process: PopProcessFunc<T> = (deltas, isInInitialList) =>
-      deltas[0]?.type === "ReplacedAll"
-        ? yieldToEventLoop().then(() => apply(deltas, isInInitialList))
+    // A relist is applied cooperatively (processReplacedAllSliced): its lookups and the new
+    // cache content are built in slices of EVENT_LOOP_SLICE_MS, starting in a task of its own
+    // (not after the list's last page was parsed in the same one), while listers still see
+    // the old content; then the content is swapped in and the notifications handed out in
+    // one step. The queue stays held meanwhile, so nothing later is applied before it; a
+    // handler added in between replays the cache as it was, then gets the relist's
+    // notifications. A stop abandons the relist at its next slice.
+    const applyRelist = async (info: ReplacedAllInfo<T>, isInInitialList: boolean) => {
+      const slice = new EventLoopSlice(this.#clock);
+      await slice.yield();
+      await processReplacedAllSliced(
+        this.#deltaHandler,
+        this.#cache,
+        info,
+        isInInitialList,
+        slice,
+        signal,
+      );
+      waiters.notify();
+    };
+    const process: PopProcessFunc<T> = (deltas, isInInitialList) => {
+      const first = deltas[0];
+      return first?.type === "ReplacedAll" && deltas.length === 1
+        ? applyRelist(first.object, isInInitialList)
         : apply(deltas, isInInitialList);
+    };
     while (!signal.aborted) {
       try {
         const popped = await this.#queue.popBatch(process, signal);
