@@ -1,6 +1,8 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { collectGarbage } from "../../test/support/garbage-collection.js";
 import type { HeapStats } from "./host-protocol.js";
+
+/** Full garbage collections in this process (shared with the tests). */
+export { collectGarbage };
 
 /**
  * Resolves or rejects like `promise`, but rejects with an error naming `what` when it has
@@ -56,22 +58,6 @@ export async function repeat<T>(
     if (i >= warmups) out.push(result);
   }
   return out;
-}
-
-let gc: (() => void) | undefined;
-
-/**
- * Runs full garbage collections in this process, so that a measurement does not pay for
- * the garbage the previous one left. Works without `--expose-gc`: the flag is set at run
- * time and `gc` taken from a fresh context.
- */
-export function collectGarbage(): void {
-  if (!gc) {
-    setFlagsFromString("--expose-gc");
-    gc = runInNewContext("gc") as () => void;
-  }
-  gc();
-  gc();
 }
 
 /**
