@@ -164,6 +164,18 @@ describe("HealthChecks", () => {
   });
 });
 
+/** A kubeconfig whose server nothing listens on (port 1): for lifecycles that need no server. */
+function unreachableKubeConfig(): KubeConfig {
+  return KubeConfig.fromDocument({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
+    users: [{ name: "u", user: {} }],
+    contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+    "current-context": "x",
+  });
+}
+
 describe("signalHandler", () => {
   it("aborts on the first signal and calls onSecondSignal on the next", () => {
     const target = new EventEmitter();
@@ -191,14 +203,7 @@ describe("signalHandler", () => {
 });
 
 describe("Manager lifecycle without a server", () => {
-  const kubeConfig = KubeConfig.fromDocument({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
-    users: [{ name: "u", user: {} }],
-    contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
-    "current-context": "x",
-  });
+  const kubeConfig = unreachableKubeConfig();
 
   it("rejects with GracefulShutdownTimeout when a runnable outlives gracefulShutdownMs", async () => {
     const clock = new FakeClock();
@@ -250,14 +255,7 @@ describe("Manager lifecycle without a server", () => {
 });
 
 describe("Manager stop", () => {
-  const kubeConfig = KubeConfig.fromDocument({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
-    users: [{ name: "u", user: {} }],
-    contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
-    "current-context": "x",
-  });
+  const kubeConfig = unreachableKubeConfig();
 
   /** A factory whose caches never sync: they stop only when their start signal aborts. */
   function neverSyncingFactory(): InformerFactoryLike & { stopped: boolean } {
@@ -319,14 +317,7 @@ describe("Manager endpoints", () => {
     await new Promise((resolve) => free.close(resolve));
     const registry = new Registry();
     const mgr = new Manager({
-      kubeConfig: KubeConfig.fromDocument({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
-        users: [{ name: "u", user: {} }],
-        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
-        "current-context": "x",
-      }),
+      kubeConfig: unreachableKubeConfig(),
       metricsPort: port,
       healthPort: port,
       registry,
