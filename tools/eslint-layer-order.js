@@ -24,6 +24,17 @@ const ONLY = {
 const NEVER = {
   testing: ["client", "cache", "informers", "controller"],
 };
+/**
+ * The simulated control plane (`src/testing/cluster/`) is written with kubekit's controller
+ * toolkit as any user would write it: it may import the public API (`src/index.ts`) and its
+ * own folder, and the server core may not reach into it except through its entry point.
+ */
+const CLUSTER_DIR = path.join("testing", "cluster");
+
+function isClusterFile(file) {
+  const rel = path.relative(path.resolve("src"), file);
+  return rel.startsWith(CLUSTER_DIR + path.sep);
+}
 
 function layerOf(file) {
   const rel = path.relative(path.resolve("src"), file);
@@ -50,6 +61,8 @@ export const layerOrderRule = {
     schema: [],
     messages: {
       forbidden: "src/{{from}} may not import from src/{{to}} (layer order, see ARCHITECTURE.md)",
+      cluster:
+        "src/testing/cluster may import kubekit's public API (src/index.ts), src/core and its own folder, not src/{{to}}",
     },
   },
   create(context) {
@@ -59,7 +72,14 @@ export const layerOrderRule = {
     function check(node) {
       const source = node.source && node.source.value;
       if (typeof source !== "string" || !source.startsWith(".")) return;
-      const to = layerOf(path.resolve(path.dirname(file), source));
+      const target = path.resolve(path.dirname(file), source);
+      const to = layerOf(target);
+      if (isClusterFile(file) && !isClusterFile(target)) {
+        if (to !== undefined && to !== "core") {
+          context.report({ node: node.source, messageId: "cluster", data: { to } });
+        }
+        return;
+      }
       if (to && !mayImport(from, to)) {
         context.report({ node: node.source, messageId: "forbidden", data: { from, to } });
       }

@@ -66,7 +66,7 @@ const SPECIAL_CLIENTS: Readonly<
   "/pods": {
     className: "PodResourceClient",
     module: "../pod-client.js",
-    methods: { "eviction/create": ["evict"], "log/get": ["log"] },
+    methods: { "binding/create": ["bind"], "eviction/create": ["evict"], "log/get": ["log"] },
   },
   "/serviceaccounts": {
     className: "ServiceAccountResourceClient",

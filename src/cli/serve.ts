@@ -4,12 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { ApiServer } from "../testing/api-server.js";
+import { selectControllers } from "../testing/cluster/controller-selection.js";
+import { CLUSTER_CONTROLLER_NAMES } from "../testing/cluster/simulated-cluster-options.js";
 
 /** The help of `kubekit serve`. */
 export const SERVE_USAGE = `usage: kubekit serve [--port N] [--tls] [--kubeconfig-out FILE] [--minor-version N]
+                     [--nodes N] [--controllers LIST] [--no-cluster]
 
 Runs the embedded Kubernetes API server on 127.0.0.1 until interrupted (Ctrl+C, SIGTERM)
-and writes a kubeconfig for kubectl.
+and writes a kubeconfig for kubectl. A simulated cluster runs with it: Nodes with kubelets
+(pods get scheduled, run, log, become Ready and terminate gracefully), the scheduler and
+kube-controller-manager's workload controllers (Deployments roll out, Jobs complete).
 
   --port N              port to listen on (default 0: a free one)
   --tls                 serve HTTPS with a generated CA and require the bearer token written
@@ -17,6 +22,10 @@ and writes a kubeconfig for kubectl.
   --kubeconfig-out FILE write the kubeconfig to FILE and keep it on exit (default: a file in
                         the temporary directory, removed on exit)
   --minor-version N     the Kubernetes minor version /version reports (v1.N; default v1.32)
+  --nodes N             how many simulated Nodes to register (default 3)
+  --controllers LIST    which controllers run, in kube-controller-manager's syntax: "*" all,
+                        "name" one, "-name" all but one (default "*"; names: ${CLUSTER_CONTROLLER_NAMES.join(", ")})
+  --no-cluster          serve the API alone: nothing schedules, runs or reconciles objects
   -h, --help            print this help
 `;
 
@@ -47,6 +56,9 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
     tls?: boolean;
     "kubeconfig-out"?: string;
     "minor-version"?: string;
+    nodes?: string;
+    controllers?: string;
+    "no-cluster"?: boolean;
     help?: boolean;
   };
   try {
@@ -57,6 +69,9 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
         tls: { type: "boolean" },
         "kubeconfig-out": { type: "string" },
         "minor-version": { type: "string" },
+        nodes: { type: "string" },
+        controllers: { type: "string" },
+        "no-cluster": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -76,6 +91,15 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
       ? undefined
       : integerOption("minor-version", values["minor-version"], 0, 999);
   if (typeof minor === "string") return usageError(minor);
+  const nodes = integerOption("nodes", values.nodes ?? "3", 1, 1000);
+  if (typeof nodes === "string") return usageError(nodes);
+  const controllers = (values.controllers ?? "*").split(",").map((c) => c.trim());
+  try {
+    selectControllers(controllers, "--controllers");
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  const cluster = values["no-cluster"] === true ? undefined : { nodes, controllers };
   // Listen for the stop signals before anything starts, so that a signal arriving at any point
   // from here on stops the server and removes the kubeconfig instead of killing the process.
   const stopRequested = new Promise<void>((resolve) => {
@@ -88,6 +112,7 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
     port,
     tls,
     ...(minor === undefined ? {} : { minorVersion: String(minor) }),
+    ...(cluster ? { cluster } : {}),
     ...(token
       ? { auth: { tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } } } }
       : {}),
@@ -98,6 +123,9 @@ export async function serveCommand(args: string[], server: typeof ApiServer): Pr
     await api.writeKubeconfig(kubeconfig);
     process.stdout.write(
       `kubekit API server listening on ${api.url}\n` +
+        (api.cluster
+          ? `simulated cluster: nodes ${api.cluster.nodeNames.join(", ")}; controllers ${[...api.cluster.controllers].join(", ") || "none"}\n`
+          : "simulated cluster: off (--no-cluster)\n") +
         `kubeconfig written to ${kubeconfig}${keepKubeconfig ? "" : " (removed on exit)"}\n\n` +
         `  export KUBECONFIG=${kubeconfig}\n  kubectl get namespaces\n\n` +
         `Press Ctrl+C to stop.\n`,

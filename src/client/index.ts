@@ -15,7 +15,12 @@ export { Clientset, type ClientsetOptions } from "./clientset.js";
 // report (api/kubekit.api.md) lists every name it contributes.
 export * from "./generated/typed-clientset.js";
 export { ResourceClient } from "./resource-client.js";
-export { PodResourceClient, type EvictOptions, type PodLogOptions } from "./pod-client.js";
+export {
+  PodResourceClient,
+  type BindOptions,
+  type EvictOptions,
+  type PodLogOptions,
+} from "./pod-client.js";
 export { ServiceAccountResourceClient } from "./service-account-client.js";
 export { DynamicClient, DynamicResourceClient } from "./dynamic-client.js";
 export type { ResourceTarget } from "./resource-request.js";

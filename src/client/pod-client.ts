@@ -1,7 +1,7 @@
 /**
- * The pods client: the resource verbs plus the `eviction` and `log` subresources.
+ * The pods client: the resource verbs plus the `eviction`, `binding` and `log` subresources.
  */
-import type { Pod, PodList } from "kubernetes-types/core/v1.js";
+import type { Binding, Pod, PodList } from "kubernetes-types/core/v1.js";
 import type { Eviction } from "kubernetes-types/policy/v1.js";
 import type { LineStream } from "../rest/line-stream.js";
 import type { DeleteOptions } from "../rest/request-options.js";
@@ -33,11 +33,33 @@ export interface PodLogOptions extends CallOptions {
   readonly limitBytes?: number;
 }
 
+/** Options of `bind`. */
+export type BindOptions = CallOptions;
+
 /**
  * The client of `pods` in one namespace: every verb of {@link ResourceClient} plus
- * {@link evict} (policy/v1 Eviction) and {@link log}.
+ * {@link evict} (policy/v1 Eviction), {@link bind} (a scheduler's Binding) and {@link log}.
  */
 export class PodResourceClient extends ResourceClient<Pod, PodList> {
+  /**
+   * Binds the pod `name` to the node `node`, as a scheduler does: POSTs a core/v1 Binding to
+   * `pods/NAME/binding` (client-go's `Pods(ns).Bind`), which sets `spec.nodeName`. The server
+   * refuses (409 Conflict) a pod already bound to a node.
+   */
+  async bind(name: string, node: string, options: BindOptions = {}): Promise<void> {
+    const binding: Binding = {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name, namespace: this.target.namespace },
+      target: { apiVersion: "v1", kind: "Node", name: node },
+    };
+    await targetRequest(this.restClient.post(), this.target, options.signal)
+      .name(name)
+      .subresource("binding")
+      .body(binding)
+      .do();
+  }
+
   /**
    * Evicts the pod `name`: POSTs a policy/v1 Eviction to `pods/NAME/eviction`, which
    * deletes the pod unless a PodDisruptionBudget forbids it (then 429 TooManyRequests,

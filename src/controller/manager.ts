@@ -4,6 +4,7 @@
  * leader election, `/metrics`, `/healthz`, `/readyz` and a bounded graceful shutdown.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { Clientset } from "../client/clientset.js";
@@ -315,6 +316,9 @@ export class Manager {
     const caches = new AbortController();
     const runnables = new AbortController();
     const election = new AbortController();
+    // Every runnable and factory listens to these signals: any number of listeners is expected
+    // (Node's default warns past 10, which a manager of 11 controllers would reach).
+    setMaxListeners(0, caches.signal, runnables.signal, election.signal);
     let electionDone: Promise<void> | undefined;
     try {
       this.#kubeConfig ??= await KubeConfig.load();
@@ -468,9 +472,9 @@ export class Manager {
       callbacks: {
         onStartedLeading: (leading) => {
           this.#leaderStatus?.set(1);
-          return this.#track(
-            this.#lead(leaders, synced, AbortSignal.any([leading, signals.runnables])),
-          );
+          const leaderSignal = AbortSignal.any([leading, signals.runnables]);
+          setMaxListeners(0, leaderSignal);
+          return this.#track(this.#lead(leaders, synced, leaderSignal));
         },
         onStoppedLeading: () => {
           this.#leaderStatus?.set(0);

@@ -12,6 +12,7 @@ import {
   type PemKeyPair,
 } from "./server/certificates.js";
 import { ConnectionOrder } from "./server/connection-order.js";
+import { ContainerHandlers } from "./server/container-handlers.js";
 import { DeferredWork } from "./server/controller-runner.js";
 import { CrdController } from "./server/crd-controller.js";
 import { ServerFaults } from "./server/faults.js";
@@ -29,6 +30,8 @@ import { ResourceOperations } from "./server/resource-operations.js";
 import type { ServerBehaviour, ServerContext } from "./server/server-context.js";
 import { Storage } from "./server/storage.js";
 import { WatchRegistry } from "./server/watch-registry.js";
+import { SimulatedCluster } from "./cluster/simulated-cluster.js";
+import type { SimulatedClusterOptions } from "./cluster/simulated-cluster-options.js";
 
 /** Options of {@link ApiServer.start}. */
 export interface ApiServerOptions {
@@ -72,6 +75,14 @@ export interface ApiServerOptions {
   readonly minorVersion?: string;
   /** Time source for timestamps, watch timeouts and bookmarks (default: the real clock). */
   readonly clock?: Clock;
+  /**
+   * Run a simulated control plane next to the server (default off, so a test sees only its
+   * own writes): Nodes with kubelets, the scheduler and kube-controller-manager's workload
+   * controllers, built with kubekit's Controller toolkit over loopback (see
+   * {@link SimulatedCluster}). `true` takes the defaults (3 nodes, every controller). With it,
+   * pods bound to a node are deleted gracefully, as in a real cluster.
+   */
+  readonly cluster?: boolean | SimulatedClusterOptions;
 }
 
 /** kube-apiserver's `ReadHeaderTimeout` (`staging/src/k8s.io/apiserver/pkg/server/secure_serving.go`). */
@@ -94,11 +105,18 @@ const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-l
 export class ApiServer {
   /** Fault injection: cut or stall watches, compact history, failing responses, latency, restart. */
   readonly faults: ServerFaults;
+  /**
+   * What runs inside the simulated containers: `containers.onExec(selector, handler)` serves
+   * `pods/exec` and `pods/attach`, `containers.onPortForward(selector, port, handler)` serves
+   * `pods/portforward`. Without an exec handler a container runs the built-in command set.
+   */
+  readonly containers: ContainerHandlers;
   private readonly sockets = new Set<Socket>();
   private readonly watches: WatchRegistry;
   private readonly work = new DeferredWork();
   private server: HttpServer | undefined;
   private boundPort = 0;
+  private simulatedCluster: SimulatedCluster | undefined;
 
   private constructor(
     private readonly ctx: ServerContext,
@@ -109,6 +127,7 @@ export class ApiServer {
     private readonly adminToken: string | undefined,
   ) {
     this.watches = new WatchRegistry(ctx.behaviour.maxTotalWatchBacklogBytes);
+    this.containers = ctx.containers;
     this.faults = new ServerFaults({
       closeWatches: () => {
         for (const w of [...this.watches.streams]) w.end();
@@ -132,6 +151,7 @@ export class ApiServer {
       requestBodyTimeoutMs: options.requestBodyTimeoutMs ?? 60_000,
       tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 3_000,
       watchList: options.watchList ?? true,
+      gracefulPodDeletion: Boolean(options.cluster),
       version: {
         major: "1",
         minor: options.minorVersion ?? "32",
@@ -144,6 +164,7 @@ export class ApiServer {
       clock,
       behaviour,
       podLogs: new PodLogs(),
+      containers: new ContainerHandlers(),
     };
     let certificates:
       { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
@@ -189,12 +210,34 @@ export class ApiServer {
       );
     }
     await server.listen(options.port ?? 0);
+    if (options.cluster) {
+      try {
+        server.simulatedCluster = await SimulatedCluster.start(
+          {
+            kubeConfig: server.kubeConfig(),
+            clock,
+            kubernetesMinor: behaviour.version.minor,
+            appendContainerLog: (namespace, pod, container, text) =>
+              server.appendPodLog(namespace, pod, container, text),
+          },
+          options.cluster === true ? {} : options.cluster,
+        );
+      } catch (err) {
+        await server.stop();
+        throw err;
+      }
+    }
     return server;
   }
 
   /** The base URL, e.g. `https://127.0.0.1:43210`. */
   get url(): string {
     return `${this.options.tls ? "https" : "http"}://127.0.0.1:${this.boundPort}`;
+  }
+
+  /** The simulated control plane, when started with `cluster`. */
+  get cluster(): SimulatedCluster | undefined {
+    return this.simulatedCluster;
   }
 
   /** The port the server listens on. */
@@ -256,7 +299,8 @@ export class ApiServer {
 
   /**
    * Appends lines to a container's log, served by `GET pods/NAME/log` (followers see them
-   * live). There is no kubelet: tests write what the container would print.
+   * live): what the container printed. The simulated kubelet writes its containers' output
+   * here too; tests add their own lines.
    */
   appendPodLog(namespace: string, pod: string, container: string, text: string): void {
     this.ctx.podLogs.append(
@@ -268,8 +312,11 @@ export class ApiServer {
     );
   }
 
-  /** Stops the server: closes every watch and connection. */
+  /** Stops the server (and first its simulated cluster): closes every watch and connection. */
   async stop(): Promise<void> {
+    const cluster = this.simulatedCluster;
+    this.simulatedCluster = undefined;
+    await cluster?.stop();
     this.work.stop();
     for (const w of [...this.watches.streams]) w.destroy();
     await this.close();

@@ -250,6 +250,15 @@ describe("faults: failNext()", () => {
     expect((await h.client.get(`${configMapsPath(ns)}/not-stored`)).status).toBe(404);
   });
 
+  it("the resource and namespace filters fail only matching requests; an all-namespaces list is in no namespace", async () => {
+    h.server.faults.failNext(1, { code: 500, resource: "configmaps", namespace: ns });
+    expect((await h.client.get("/api/v1/namespaces")).status).toBe(200);
+    expect((await h.client.get("/api/v1/configmaps")).status).toBe(200);
+    expect((await h.client.get(configMapsPath("default"))).status).toBe(200);
+    expectStatus(await h.client.get(configMapsPath(ns)), 500, "InternalError");
+    expect((await h.client.get(configMapsPath(ns))).status).toBe(200);
+  });
+
   it("the verbs filter fails only the named verb: list fails while get works", async () => {
     h.server.faults.failNext(1, { code: 500, verbs: ["list"] });
     const get = await h.client.get(`${configMapsPath(ns)}/c`);

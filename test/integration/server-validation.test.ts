@@ -220,6 +220,18 @@ describe("validation: kube-apiserver's 422 Invalid per kind", () => {
       });
       expect(bind.status, bind.text).toBe(201);
       expect((await h.client.get(`${BASE}/pods/immutable`)).json.spec.nodeName).toBe("node-1");
+      // A bound pod stays bound: a second binding is a Conflict, as kube-apiserver's.
+      const again = await h.client.post(`${BASE}/pods/immutable/binding`, {
+        apiVersion: "v1",
+        kind: "Binding",
+        metadata: { name: "immutable" },
+        target: { kind: "Node", name: "node-2" },
+      });
+      expectStatus(again, 409, "Conflict");
+      expect(again.json.message).toBe(
+        'Operation cannot be fulfilled on pods/binding "immutable": pod immutable is already assigned to node "node-1"',
+      );
+      expect((await h.client.get(`${BASE}/pods/immutable`)).json.spec.nodeName).toBe("node-1");
     });
 
     it("lets status writes through the status subresource", async () => {

@@ -174,9 +174,10 @@ export class KubectlSession {
   /**
    * Starts `kubekit serve` and resolves once it has printed both its address and the
    * kubeconfig path (checked to be the one requested). Rejects with the server's output if
-   * it exits or stays silent for 30 s.
+   * it exits or stays silent for 30 s. `serveArgs` are added to the command line (e.g.
+   * `["--no-cluster"]`; the simulated cluster runs by default).
    */
-  static async start(): Promise<KubectlSession> {
+  static async start(serveArgs: readonly string[] = []): Promise<KubectlSession> {
     const dir = await mkdtemp(join(tmpdir(), "kubekit-kubectl-"));
     await mkdir(join(dir, "home"));
     const kubeconfigPath = join(dir, "kubeconfig");
@@ -191,6 +192,7 @@ export class KubectlSession {
         "0",
         "--kubeconfig-out",
         kubeconfigPath,
+        ...serveArgs,
       ],
       { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );

@@ -656,6 +656,7 @@ export type CoreV1PodsClient = Pick<
   | "restClient"
   | "target"
   | "apply"
+  | "bind"
   | "create"
   | "delete"
   | "deleteCollection"

@@ -8,6 +8,14 @@ export interface InjectedFailure {
   readonly retryAfterSeconds?: number;
   /** Only requests with these verbs are failed (default: every resource request). */
   readonly verbs?: readonly string[];
+  /** Only requests for this resource (plural, e.g. `configmaps`) are failed (default: any). */
+  readonly resource?: string;
+  /**
+   * Only requests in this namespace are failed (default: any). A request across all
+   * namespaces (`/api/v1/configmaps`) is in none: with the simulated cluster on, its
+   * components' cluster-wide lists and watches are spared a failure meant for a test's client.
+   */
+  readonly namespace?: string;
 }
 
 /** Operations the server performs for {@link ServerFaults}. */
@@ -75,6 +83,8 @@ export class ServerFaults {
   takeFailure(info: ResourceRequestInfo): InjectedFailure | undefined {
     for (const f of this.failures) {
       if (f.failure.verbs && !f.failure.verbs.includes(info.verb)) continue;
+      if (f.failure.resource !== undefined && f.failure.resource !== info.resource) continue;
+      if (f.failure.namespace !== undefined && f.failure.namespace !== info.namespace) continue;
       f.remaining--;
       if (f.remaining <= 0) this.failures.splice(this.failures.indexOf(f), 1);
       return f.failure;

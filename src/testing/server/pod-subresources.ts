@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
-import { newBadRequest, newNotFound } from "../../core/status-builders.js";
+import { newBadRequest, newConflict, newNotFound } from "../../core/status-builders.js";
 import { decodeObjectBody, readBody } from "./request-body.js";
 import { metaOf, ResourceOperations } from "./resource-operations.js";
 import { sendJson } from "./responses.js";
@@ -117,6 +117,15 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
     throw newBadRequest("Binding target name is required");
   const ops = new ResourceOperations(ctx);
   const pod = ops.getExisting(entry, namespace, name);
+  // pkg/registry/core/pod/storage/storage.go setPodNodeAndMetadata: a bound pod stays bound.
+  const bound = (pod["spec"] as JsonObject | undefined)?.["nodeName"];
+  if (typeof bound === "string" && bound !== "") {
+    throw newConflict(
+      { group: "", resource: "pods/binding" },
+      name,
+      `pod ${name} is already assigned to node "${bound}"`,
+    );
+  }
   ops.update(
     entry,
     namespace,

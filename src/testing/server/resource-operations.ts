@@ -557,7 +557,15 @@ export class ResourceOperations {
         `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta["resourceVersion"])}). The object might have been modified`,
       );
     }
-    const decision = strategyFor(entry.info).beforeDelete?.(existing, { name, now: this.now() });
+    const decision = strategyFor(entry.info).beforeDelete?.(existing, {
+      name,
+      now: this.now(),
+      nowMs: this.ctx.clock.now(),
+      ...(opts.gracePeriodSeconds !== undefined
+        ? { gracePeriodSeconds: opts.gracePeriodSeconds }
+        : {}),
+      behaviour: this.ctx.behaviour,
+    });
     const terminating = decision?.terminate;
     if (terminating) {
       if (terminating === existing || opts.dryRun) return { object: terminating, removed: false };

@@ -1,4 +1,5 @@
 import type { Clock } from "../../core/clock.js";
+import type { ContainerHandlers } from "./container-handlers.js";
 import type { PodLogs } from "./pod-logs.js";
 import type { ResourceRegistry } from "./registry.js";
 import type { Storage } from "./storage.js";
@@ -24,6 +25,12 @@ export interface ServerBehaviour {
   readonly version: { readonly major: string; readonly minor: string; readonly gitVersion: string };
   /** Whether `sendInitialEvents` (WatchList) is served; when false it is rejected with 422. */
   readonly watchList: boolean;
+  /**
+   * Whether a bound, running pod is deleted gracefully (kube's pod `CheckGracefulDelete`: its
+   * deletionTimestamp is set and the kubelet removes it once its containers stopped). Only
+   * with the simulated cluster: without a kubelet such a pod would never go away.
+   */
+  readonly gracefulPodDeletion: boolean;
 }
 
 /** Shared state of one embedded server instance, handed to every verb and controller. */
@@ -34,4 +41,6 @@ export interface ServerContext {
   readonly behaviour: ServerBehaviour;
   /** Container logs served by `pods/log`. */
   readonly podLogs: PodLogs;
+  /** What runs inside simulated containers: exec and port-forward handlers. */
+  readonly containers: ContainerHandlers;
 }

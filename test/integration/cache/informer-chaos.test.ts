@@ -17,6 +17,8 @@
  * same plan of writes and the same random draws for faults (interleavings on the real clock —
  * which write a fault hits — differ from run to run).
  */
+import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { PodList } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
 import { listerWatcherFor } from "../../../src/cache/lister-watcher.js";
@@ -64,6 +66,11 @@ interface ChaosRun {
   readonly concurrency: number;
   /** The server's history: small, so a watch that falls behind gets 410 Expired. */
   readonly historySize: number;
+  /**
+   * Run the simulated cluster on the server and roll out a Deployment through the chaos: the
+   * faults hit its components too, and it must converge (all replicas Ready) afterwards.
+   */
+  readonly cluster?: boolean;
 }
 
 const RUNS: readonly ChaosRun[] = [
@@ -108,6 +115,10 @@ const RUNS: readonly ChaosRun[] = [
     historySize: 30,
   },
 ];
+
+/** The namespace and size of the Deployment rolled out through the chaos of a cluster run. */
+const WORKLOAD_NAMESPACE = "workload";
+const WORKLOAD_REPLICAS = 4;
 
 const NAMESPACE = "chaos";
 
@@ -736,6 +747,9 @@ class FaultLoop {
     const count = (): void => increment(this.fired as Map<string, number>, kind);
     const failure = {
       code: draw.code,
+      // Only the test's own requests: with the simulated cluster on, its components' requests
+      // (all namespaces) must not consume the failures the informer is expected to observe.
+      namespace: NAMESPACE,
       // A 429 always carries Retry-After (1 s by default): make it 0, the clients retry themselves.
       ...(draw.code === 429 || draw.retryAfter ? { retryAfterSeconds: 0 } : {}),
     };
@@ -784,6 +798,75 @@ class FaultLoop {
 // ---------------------------------------------------------------------------------------
 // One run
 // ---------------------------------------------------------------------------------------
+
+/** A Deployment in its own namespace, rolled out by the simulated cluster during the chaos. */
+async function createWorkload(client: RESTClient): Promise<void> {
+  await client
+    .post()
+    .version("v1")
+    .resource("namespaces")
+    .body({ metadata: { name: WORKLOAD_NAMESPACE } })
+    .do();
+  await client
+    .post()
+    .group("apps")
+    .version("v1")
+    .namespace(WORKLOAD_NAMESPACE)
+    .resource("deployments")
+    .body({
+      metadata: { name: "web" },
+      spec: {
+        replicas: WORKLOAD_REPLICAS,
+        selector: { matchLabels: { app: "web" } },
+        template: {
+          metadata: { labels: { app: "web" } },
+          spec: { containers: [{ name: "web", image: "nginx" }] },
+        },
+      },
+    })
+    .do();
+}
+
+/** What the Deployment reports and what its pods are. */
+interface WorkloadState {
+  readonly observedCurrentGeneration: boolean;
+  readonly availableReplicas: number;
+  readonly updatedReplicas: number;
+  /** Pods not being deleted. */
+  readonly livePods: number;
+  /** Live pods Running with Ready=True. */
+  readonly readyPods: number;
+}
+
+async function workloadState(client: RESTClient): Promise<WorkloadState> {
+  const deployment = (
+    await client
+      .get()
+      .group("apps")
+      .version("v1")
+      .namespace(WORKLOAD_NAMESPACE)
+      .resource("deployments")
+      .name("web")
+      .do<Deployment>()
+  ).body;
+  const pods = (
+    await client.get().version("v1").namespace(WORKLOAD_NAMESPACE).resource("pods").do<PodList>()
+  ).body;
+  const live = pods.items.filter((p) => p.metadata?.deletionTimestamp === undefined);
+  const ready = live.filter(
+    (p) =>
+      p.status?.phase === "Running" &&
+      p.status.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+  );
+  const status = deployment.status ?? {};
+  return {
+    observedCurrentGeneration: status.observedGeneration === deployment.metadata?.generation,
+    availableReplicas: status.availableReplicas ?? 0,
+    updatedReplicas: status.updatedReplicas ?? 0,
+    livePods: live.length,
+    readyPods: ready.length,
+  };
+}
 
 function clientFor(server: ApiServer): RESTClient {
   const config = server.kubeConfig().restConfig();
@@ -842,6 +925,7 @@ async function chaos(run: ChaosRun): Promise<void> {
   const server = await ApiServer.start({
     historySize: run.historySize,
     bookmarkIntervalMs: BOOKMARK_INTERVAL_MS,
+    ...(run.cluster ? { cluster: true } : {}),
   });
   const writerClient = clientFor(server);
   const informerClient = clientFor(server);
@@ -953,6 +1037,7 @@ async function chaos(run: ChaosRun): Promise<void> {
         throw err;
       }),
     );
+    if (run.cluster) await createWorkload(writerClient);
     const faulting = faultLoop.run();
     const written = await Promise.allSettled(writers);
     faultLoop.stop();
@@ -995,6 +1080,22 @@ async function chaos(run: ChaosRun): Promise<void> {
     expect(drained, `${summary}\nhandlers did not drain`).toBe(true);
     expect(informer.hasSynced(), summary).toBe(true);
     for (const r of registrations) expect(r.hasSynced(), summary).toBe(true);
+    if (run.cluster) {
+      const rolledOut: WorkloadState = {
+        observedCurrentGeneration: true,
+        availableReplicas: WORKLOAD_REPLICAS,
+        updatedReplicas: WORKLOAD_REPLICAS,
+        livePods: WORKLOAD_REPLICAS,
+        readyPods: WORKLOAD_REPLICAS,
+      };
+      let workload = await workloadState(writerClient);
+      const deadline = Date.now() + CONVERGENCE_TIMEOUT_MS;
+      while (!deepEqual(workload, rolledOut) && Date.now() < deadline) {
+        await sleep(50);
+        workload = await workloadState(writerClient);
+      }
+      expect(workload, `${summary}\nthe simulated cluster did not converge`).toEqual(rolledOut);
+    }
     stopInformer.abort();
     const stopped = await Promise.race([running.then(() => true), sleep(10_000).then(() => false)]);
     expect(stopped, `${summary}\ninformer.run() did not resolve after abort`).toBe(true);

@@ -90,7 +90,16 @@ describe("kubekit serve options", () => {
   it("serve --help prints every option and exits 0 without starting a server", async () => {
     const run = await kubekit("serve", "--help");
     expect(run.code).toBe(0);
-    for (const option of ["--port", "--tls", "--kubeconfig-out", "--minor-version", "--help"]) {
+    for (const option of [
+      "--port",
+      "--tls",
+      "--kubeconfig-out",
+      "--minor-version",
+      "--nodes",
+      "--controllers",
+      "--no-cluster",
+      "--help",
+    ]) {
       expect(run.stdout).toContain(option);
     }
     expect(run.stdout).not.toContain("listening");
@@ -108,10 +117,38 @@ describe("kubekit serve options", () => {
     const port = await kubekit("serve", "--port", "70000");
     expect(port.code).toBe(2);
     expect(port.stderr).toContain("--port must be an integer between 0 and 65535");
+    const nodes = await kubekit("serve", "--nodes", "0");
+    expect(nodes.code).toBe(2);
+    expect(nodes.stderr).toContain('--nodes must be an integer between 1 and 1000, got "0"');
+    const controllers = await kubekit("serve", "--controllers", "*,-replicaset,kubelet");
+    expect(controllers.code).toBe(2);
+    expect(controllers.stderr).toContain('--controllers: unknown controller "kubelet"');
   });
 });
 
 describe("kubekit serve", () => {
+  it("runs the simulated cluster by default (--nodes, --controllers) and not with --no-cluster", async () => {
+    const { child, url } = await serve(scratchDir(), "--nodes", "2", "--controllers", "*,-job");
+    const nodes = (await (await fetch(`${url}/api/v1/nodes`)).json()) as {
+      items: { metadata: { name: string } }[];
+    };
+    expect(nodes.items.map((n) => n.metadata.name)).toEqual(["kubekit-node-1", "kubekit-node-2"]);
+    const summary = child.stdoutLines.find((l) => l.startsWith("simulated cluster:")) ?? "";
+    expect(summary).toContain("nodes kubekit-node-1, kubekit-node-2;");
+    const running = summary.replace(/^.*controllers /, "").split(", ");
+    expect(running).toContain("replicaset");
+    expect(running).not.toContain("job");
+    child.kill("SIGTERM");
+    expect(await child.waitForExit(15_000)).toEqual({ code: 0, signal: null });
+
+    const bare = await serve(scratchDir(), "--no-cluster");
+    const none = (await (await fetch(`${bare.url}/api/v1/nodes`)).json()) as { items: unknown[] };
+    expect(none.items).toEqual([]);
+    expect(bare.child.stdoutLines).toContain("simulated cluster: off (--no-cluster)");
+    bare.child.kill("SIGTERM");
+    expect(await bare.child.waitForExit(15_000)).toEqual({ code: 0, signal: null });
+  });
+
   it("--minor-version sets what /version reports", async () => {
     const { child, url } = await serve(scratchDir(), "--minor-version", "30");
     const version = (await (await fetch(`${url}/version`)).json()) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { FieldError } from "../../../core/field-errors.js";
 import type { JsonObject } from "../../../core/json.js";
 import type { TablePrinter } from "../builtin-table-printers.js";
 import type { ResourcePolicy } from "../resource-policy.js";
-import type { ServerContext } from "../server-context.js";
+import type { ServerBehaviour, ServerContext } from "../server-context.js";
 import type { VerbRequest } from "../verb-request.js";
 
 /** The handlers of one subresource a kind serves beyond status and scale, by verb. */
@@ -28,6 +28,12 @@ export interface DeleteContext {
   readonly name: string;
   /** The server time, RFC 3339. */
   readonly now: string;
+  /** The server time in milliseconds since the epoch. */
+  readonly nowMs: number;
+  /** DeleteOptions' `gracePeriodSeconds`, when given. */
+  readonly gracePeriodSeconds?: number;
+  /** The server's behaviour switches. */
+  readonly behaviour: ServerBehaviour;
 }
 
 /**

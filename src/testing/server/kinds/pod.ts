@@ -10,7 +10,8 @@ import { deepEqual, type JsonObject } from "../../../core/json.js";
 import { podPrinter } from "../builtin-table-printers.js";
 import { handleBinding, handleEviction, handlePodLog } from "../pod-subresources.js";
 import { selectableFields, valueAt } from "../resource-policy.js";
-import type { KindStrategy } from "./kind-strategy.js";
+import { formatTime } from "../../../core/wire-time.js";
+import type { DeleteContext, DeleteDecision, KindStrategy } from "./kind-strategy.js";
 import { defaultPodSpec, objectAt, validatePodSpec } from "./pod-spec.js";
 
 /** The storage id of core/v1 Pods. */
@@ -94,6 +95,41 @@ const POD_FIELDS: Record<string, (obj: JsonObject) => string> = {
   },
 };
 
+/**
+ * Graceful deletion (`pkg/registry/core/pod/strategy.go` CheckGracefulDelete, and
+ * `staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go` BeforeDelete): the period is
+ * DeleteOptions' gracePeriodSeconds, else the pod's terminationGracePeriodSeconds (30); it is 0
+ * for a pod not bound to a node or already terminated. A positive period keeps the pod with
+ * `deletionTimestamp` = now + period and `deletionGracePeriodSeconds` = period, for the kubelet
+ * to stop its containers and remove it; a later delete may only shorten a pending period.
+ * Without the simulated cluster (`behaviour.gracefulPodDeletion` off) pods go at once.
+ */
+function gracefulDelete(existing: JsonObject, context: DeleteContext): DeleteDecision {
+  if (!context.behaviour.gracefulPodDeletion) return {};
+  const spec = objectAt(existing, "spec");
+  const phase = objectAt(existing, "status")["phase"];
+  const podGrace = spec["terminationGracePeriodSeconds"];
+  let period = context.gracePeriodSeconds ?? (typeof podGrace === "number" ? podGrace : 30);
+  if (typeof spec["nodeName"] !== "string" || spec["nodeName"] === "") period = 0;
+  if (phase === "Succeeded" || phase === "Failed") period = 0;
+  if (period <= 0) return {};
+  const meta = objectAt(existing, "metadata");
+  const pending = meta["deletionGracePeriodSeconds"];
+  if (meta["deletionTimestamp"] !== undefined && typeof pending === "number" && pending <= period) {
+    return { terminate: existing };
+  }
+  return {
+    terminate: {
+      ...existing,
+      metadata: {
+        ...meta,
+        deletionTimestamp: formatTime(context.nowMs + period * 1000),
+        deletionGracePeriodSeconds: period,
+      },
+    },
+  };
+}
+
 /** The Pod strategy. */
 export const podStrategy: KindStrategy = {
   policy: { tracksGeneration: true, deleteReturnsObject: true, selectableFields: POD_FIELDS },
@@ -105,6 +141,7 @@ export const podStrategy: KindStrategy = {
     ...validatePodSpecUpdate(next, old),
   ],
   printer: podPrinter,
+  beforeDelete: gracefulDelete,
   subresources: {
     log: { get: handlePodLog },
     eviction: { create: handleEviction },

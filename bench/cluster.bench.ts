@@ -1,0 +1,243 @@
+/**
+ * The simulated cluster: the time from creating a 100-replica Deployment on
+ * `ApiServer.start({ cluster: true })` (3 nodes, every controller, no delays) until 100 of its
+ * pods are Running and Ready and the Deployment reports them available, against the floor of
+ * the same API work done by one client with nothing in between: 100 pod creates, 100
+ * bindings and 100 status writes (the writes the ReplicaSet controller, the scheduler and the
+ * kubelets must make), 32 at a time, on a server without the cluster.
+ *
+ * The difference is the control plane's cost: the Deployment and ReplicaSet reconciles and
+ * their status writes, the informers' watch deliveries, the work queues, the Events. Both
+ * sides detect completion the same way (a watch of the namespace's pods counting Ready ones,
+ * plus a poll of the Deployment's status on the cluster side). One warm-up round of each,
+ * then 7 rounds, the order alternating, each on a fresh server; figures are medians of wall
+ * time (the whole cluster runs in this process, so its CPU time is wall time's upper bound
+ * and is reported alongside).
+ *
+ * Goal (issue 12): report the time; there is no ratio target. `KUBEKIT_BENCH_SCALE` (default
+ * 1) scales the replica count (at least 10).
+ */
+import { cpuUsage } from "node:process";
+import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { JsonObject } from "../src/core/json.js";
+import { Clientset } from "../src/index.js";
+import { ApiServer } from "../src/testing/index.js";
+import {
+  compareDurations,
+  type Benchmark,
+  type BenchmarkContext,
+  type BenchmarkResult,
+} from "./support/benchmark.js";
+import { median } from "./support/timing.js";
+
+const ROUNDS = 7;
+const ROUND_TIMEOUT_MS = 120_000;
+const FLOOR_CONCURRENCY = 32;
+const NAMESPACE = "bench";
+
+function replicaCount(): number {
+  const raw = process.env["KUBEKIT_BENCH_SCALE"];
+  const scale = raw === undefined || raw === "" ? 1 : Number(raw);
+  if (!(scale > 0 && scale <= 1)) {
+    throw new Error(`KUBEKIT_BENCH_SCALE must be in (0, 1], got "${raw ?? ""}"`);
+  }
+  return Math.max(10, Math.round(100 * scale));
+}
+
+interface Sample {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+function isReady(pod: Pod): boolean {
+  return (
+    pod.status?.phase === "Running" &&
+    pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true &&
+    pod.metadata?.deletionTimestamp === undefined
+  );
+}
+
+/** Resolves once `count` pods of the namespace are Ready, as a watch from the start sees them. */
+async function readyPods(cs: Clientset, count: number, signal: AbortSignal): Promise<void> {
+  const ready = new Set<string>();
+  for await (const event of cs.coreV1.pods(NAMESPACE).watch({ resourceVersion: "0", signal })) {
+    if (event.type !== "ADDED" && event.type !== "MODIFIED" && event.type !== "DELETED") continue;
+    const name = event.object.metadata?.name ?? "";
+    if (event.type !== "DELETED" && isReady(event.object)) ready.add(name);
+    else ready.delete(name);
+    if (ready.size >= count) return;
+  }
+  throw new Error("the pod watch ended before every pod was Ready");
+}
+
+/** Times `work` from its start until `done` resolves, on a fresh server of `cluster` kind. */
+async function round(
+  cluster: boolean,
+  replicas: number,
+  signal: AbortSignal,
+  work: (cs: Clientset) => Promise<void>,
+  done: (cs: Clientset, signal: AbortSignal) => Promise<void>,
+): Promise<Sample> {
+  const server = await ApiServer.start(cluster ? { cluster: true } : {});
+  const stop = new AbortController();
+  const abort = (): void => stop.abort();
+  signal.addEventListener("abort", abort, { once: true });
+  const timer = setTimeout(abort, ROUND_TIMEOUT_MS);
+  try {
+    const cs = new Clientset({ ...server.kubeConfig().restConfig(), qps: -1 });
+    await cs.coreV1.namespaces().create({ metadata: { name: NAMESPACE } });
+    const cpu = cpuUsage();
+    const start = performance.now();
+    const finished = done(cs, stop.signal);
+    await work(cs);
+    await finished;
+    const wallMs = performance.now() - start;
+    const used = cpuUsage(cpu);
+    if (stop.signal.aborted) throw new Error(`round did not finish (${replicas} pods)`);
+    return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", abort);
+    stop.abort();
+    await server.stop();
+  }
+}
+
+function deployment(replicas: number): Deployment {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "web", namespace: NAMESPACE },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: "web" } },
+      template: {
+        metadata: { labels: { app: "web" } },
+        spec: { containers: [{ name: "nginx", image: "nginx:1.27" }] },
+      },
+    },
+  };
+}
+
+/** The cluster side: the Deployment, until its pods are Ready and it reports them available. */
+function clusterRound(replicas: number, signal: AbortSignal): Promise<Sample> {
+  return round(
+    true,
+    replicas,
+    signal,
+    async (cs) => {
+      await cs.appsV1.deployments(NAMESPACE).create(deployment(replicas));
+    },
+    async (cs, stop) => {
+      await readyPods(cs, replicas, stop);
+      for (;;) {
+        const d = await cs.appsV1.deployments(NAMESPACE).get("web", { signal: stop });
+        if ((d.status?.availableReplicas ?? 0) >= replicas) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+  );
+}
+
+/** The floor: the same pods created, bound and made Ready by one client, 32 at a time. */
+function floorRound(replicas: number, signal: AbortSignal): Promise<Sample> {
+  return round(
+    false,
+    replicas,
+    signal,
+    async (cs) => {
+      const pods = cs.coreV1.pods(NAMESPACE);
+      const names = Array.from({ length: replicas }, (_, i) => `web-${i}`);
+      const one = async (name: string, index: number): Promise<void> => {
+        const created = await pods.create({
+          metadata: { name, labels: { app: "web" } },
+          spec: { containers: [{ name: "nginx", image: "nginx:1.27" }] },
+        });
+        await pods.bind(name, `kubekit-node-${(index % 3) + 1}`);
+        const now = new Date().toISOString();
+        await pods.updateStatus({
+          ...created,
+          status: {
+            phase: "Running",
+            podIP: `10.244.${(index % 3) + 1}.${index + 2}`,
+            startTime: now,
+            conditions: ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({
+              type,
+              status: "True",
+              lastTransitionTime: now,
+            })),
+          },
+        });
+      };
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: FLOOR_CONCURRENCY }, async () => {
+          while (next < names.length) {
+            const index = next++;
+            await one(names[index] as string, index);
+          }
+        }),
+      );
+    },
+    (cs, stop) => readyPods(cs, replicas, stop),
+  );
+}
+
+async function runClusterBenchmark(ctx: BenchmarkContext): Promise<BenchmarkResult> {
+  const replicas = replicaCount();
+  const cluster: Sample[] = [];
+  const floor: Sample[] = [];
+  for (let i = 0; i <= ROUNDS; i++) {
+    const order = i % 2 === 0 ? ["cluster", "floor"] : ["floor", "cluster"];
+    for (const side of order) {
+      const sample =
+        side === "cluster"
+          ? await clusterRound(replicas, ctx.signal)
+          : await floorRound(replicas, ctx.signal);
+      ctx.log(
+        `${i === 0 ? "warm-up" : `round ${i}`} ${side}: ${sample.wallMs.toFixed(0)} ms (cpu ${sample.cpuMs.toFixed(0)} ms)`,
+      );
+      // The first round of each side warms up the JIT and is not counted.
+      if (i > 0) (side === "cluster" ? cluster : floor).push(sample);
+    }
+  }
+  const med = (samples: readonly Sample[], of: (s: Sample) => number): number =>
+    median(samples.map(of));
+  const work = { count: replicas, unit: "pods/s" };
+  const wallRow = compareDurations(
+    `cluster: ${replicas}-replica Deployment until every pod is Ready and available, wall time`,
+    med(cluster, (s) => s.wallMs),
+    {
+      name: `${replicas} pods created, bound, made Ready by one client`,
+      ms: med(floor, (s) => s.wallMs),
+    },
+    work,
+  );
+  const cpuRow = compareDurations(
+    "cluster: same, CPU time of the process (server and cluster)",
+    med(cluster, (s) => s.cpuMs),
+    { name: "same writes, CPU time", ms: med(floor, (s) => s.cpuMs) },
+    work,
+  );
+  const toJson = (samples: readonly Sample[]): JsonObject[] =>
+    samples.map((s) => ({ wallMs: s.wallMs, cpuMs: s.cpuMs }));
+  return {
+    rows: [wallRow, cpuRow],
+    details: {
+      replicas,
+      rounds: ROUNDS,
+      floorConcurrency: FLOOR_CONCURRENCY,
+      runs: { cluster: toJson(cluster), floor: toJson(floor) },
+    },
+  };
+}
+
+/** The cluster benchmark (`npm run bench cluster`). */
+export const benchmark: Benchmark = {
+  name: "cluster",
+  description:
+    "Simulated cluster: a 100-replica Deployment until all pods are Ready vs the same writes by one client",
+  timeoutMs: 20 * 60_000,
+  run: runClusterBenchmark,
+};
