@@ -66,7 +66,14 @@ const SPECIAL_CLIENTS: Readonly<
   "/pods": {
     className: "PodResourceClient",
     module: "../pod-client.js",
-    methods: { "binding/create": ["bind"], "eviction/create": ["evict"], "log/get": ["log"] },
+    methods: {
+      "attach/get": ["attach"],
+      "binding/create": ["bind"],
+      "eviction/create": ["evict"],
+      "exec/get": ["copyFromPod", "copyToPod", "exec"],
+      "log/get": ["log"],
+      "portforward/get": ["portForward"],
+    },
   },
   "/serviceaccounts": {
     className: "ServiceAccountResourceClient",

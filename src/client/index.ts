@@ -2,10 +2,12 @@
  * The clients: `Clientset` (typed, generated from the built-in resource table),
  * `DynamicClient` (unstructured objects of any resource) and `MetadataClient`
  * (PartialObjectMetadata of any resource), with the paginated list helpers they share, the
- * `DiscoveryClient` with its memory and disk caches, and the `RESTMapper`.
+ * `DiscoveryClient` with its memory and disk caches, the `RESTMapper`, and `PodStreams` for
+ * the streaming pod subresources (exec, attach, cp; also on the pods client).
  *
  * Internals (discovery document conversion and encoding, media types, request targeting,
- * PartialObjectMetadata conversion, the mapper's index) are imported from their modules.
+ * PartialObjectMetadata conversion, the mapper's index, the WebSocket connection and channel
+ * framing of the streaming subresources) are imported from their modules.
  *
  * @packageDocumentation
  */
@@ -21,6 +23,34 @@ export {
   type EvictOptions,
   type PodLogOptions,
 } from "./pod-client.js";
+// Talking to containers: exec, attach and cp over kube's channel WebSocket protocols.
+export { PodStreams } from "./pod-streams.js";
+export type { ExecOptions } from "./pod-exec.js";
+export type { AttachOptions } from "./pod-attach.js";
+export type { RemoteCommandOptions, RemoteCommandSession } from "./remote-command-session.js";
+export type { ExecResult } from "./exec-result.js";
+export {
+  REMOTE_COMMAND_PROTOCOL_V4,
+  REMOTE_COMMAND_PROTOCOL_V5,
+  type TerminalSize,
+} from "./websocket-channels.js";
+export type {
+  CopyFromPodOptions,
+  CopyFromPodResult,
+  CopyToPodOptions,
+  SkippedArchiveEntry,
+} from "./pod-copy.js";
+export { PodCopyArchiveError, PodCopyCommandError } from "./pod-copy-errors.js";
+export { StreamClosedError, StreamProtocolError, StreamUpgradeError } from "./stream-errors.js";
+export { ProxyTunnelError } from "./connect-tunnel.js";
+export {
+  PodNotRunningError,
+  PortForwardListenError,
+  portForwardPod,
+  type PortForwardOptions,
+  type PortForwardSession,
+} from "./pod-port-forward.js";
+export type { ForwardedPort, PortForwardSpec } from "./port-forward-ports.js";
 export { ServiceAccountResourceClient } from "./service-account-client.js";
 export { DynamicClient, DynamicResourceClient } from "./dynamic-client.js";
 export type { ResourceTarget } from "./resource-request.js";

@@ -1,5 +1,6 @@
 /**
- * The pods client: the resource verbs plus the `eviction`, `binding` and `log` subresources.
+ * The pods client: the resource verbs plus the `eviction`, `binding` and `log` subresources,
+ * and the streaming ones (`exec`, `attach`, `portforward`; `cp` over exec).
  */
 import type { Binding, Pod, PodList } from "kubernetes-types/core/v1.js";
 import type { Eviction } from "kubernetes-types/policy/v1.js";
@@ -9,6 +10,16 @@ import { deleteOptionsBody } from "../rest/request-options.js";
 import type { CallOptions } from "./call-options.js";
 import { ResourceClient } from "./resource-client.js";
 import { targetRequest } from "./resource-request.js";
+import type { AttachOptions } from "./pod-attach.js";
+import { attachToPod } from "./pod-attach.js";
+import type { CopyFromPodOptions, CopyFromPodResult, CopyToPodOptions } from "./pod-copy.js";
+import { copyFromPod, copyToPod } from "./pod-copy.js";
+import type { ExecOptions } from "./pod-exec.js";
+import { execInPod } from "./pod-exec.js";
+import type { RemoteCommandSession } from "./remote-command-session.js";
+import type { PortForwardOptions, PortForwardSession } from "./pod-port-forward.js";
+import { portForwardPod } from "./pod-port-forward.js";
+import type { PortForwardSpec } from "./port-forward-ports.js";
 
 /** Options of `evict`: the DeleteOptions the eviction deletes the pod with. */
 export type EvictOptions = DeleteOptions & CallOptions;
@@ -34,11 +45,18 @@ export interface PodLogOptions extends CallOptions {
 }
 
 /** Options of `bind`. */
-export type BindOptions = CallOptions;
+export interface BindOptions extends CallOptions {
+  /**
+   * The uid of the pod meant (the Binding's `metadata.uid`): kube-apiserver then refuses to
+   * bind another pod that has the same name (a pod deleted and created again meanwhile).
+   */
+  readonly uid?: string;
+}
 
 /**
  * The client of `pods` in one namespace: every verb of {@link ResourceClient} plus
- * {@link evict} (policy/v1 Eviction), {@link bind} (a scheduler's Binding) and {@link log}.
+ * {@link evict} (policy/v1 Eviction), {@link bind} (a scheduler's Binding), {@link log},
+ * {@link exec}, {@link attach}, {@link copyToPod}, {@link copyFromPod} and {@link portForward}.
  */
 export class PodResourceClient extends ResourceClient<Pod, PodList> {
   /**
@@ -50,7 +68,11 @@ export class PodResourceClient extends ResourceClient<Pod, PodList> {
     const binding: Binding = {
       apiVersion: "v1",
       kind: "Binding",
-      metadata: { name, namespace: this.target.namespace },
+      metadata: {
+        name,
+        namespace: this.target.namespace,
+        ...(options.uid !== undefined ? { uid: options.uid } : {}),
+      },
       target: { apiVersion: "v1", kind: "Node", name: node },
     };
     await targetRequest(this.restClient.post(), this.target, options.signal)
@@ -100,5 +122,40 @@ export class PodResourceClient extends ResourceClient<Pod, PodList> {
     if (options.tailLines !== undefined) builder.param("tailLines", options.tailLines);
     if (options.limitBytes !== undefined) builder.param("limitBytes", options.limitBytes);
     return builder.stream();
+  }
+
+  /**
+   * Runs a command in a container of the pod `name` (`kubectl exec`) and resolves with the
+   * running session once the server accepted the upgrade: see `PodStreams.exec`.
+   */
+  exec(name: string, options: ExecOptions): Promise<RemoteCommandSession> {
+    return execInPod(this.restClient, this.target.namespace, name, options);
+  }
+
+  /** Attaches to the running process of a container of the pod `name` (`kubectl attach`). */
+  attach(name: string, options: AttachOptions = {}): Promise<RemoteCommandSession> {
+    return attachToPod(this.restClient, this.target.namespace, name, options);
+  }
+
+  /** Copies a local file or directory into a container of the pod `name` (`kubectl cp`). */
+  copyToPod(name: string, options: CopyToPodOptions): Promise<void> {
+    return copyToPod(this.restClient, this.target.namespace, name, options);
+  }
+
+  /** Copies a file or directory out of a container of the pod `name` (`kubectl cp`). */
+  copyFromPod(name: string, options: CopyFromPodOptions): Promise<CopyFromPodResult> {
+    return copyFromPod(this.restClient, this.target.namespace, name, options);
+  }
+
+  /**
+   * Forwards local ports to the pod `name` (`kubectl port-forward`) and resolves once the
+   * local listeners are bound: see `portForwardPod`.
+   */
+  portForward(
+    name: string,
+    ports: readonly PortForwardSpec[],
+    options: PortForwardOptions = {},
+  ): Promise<PortForwardSession> {
+    return portForwardPod(this.restClient, this.target.namespace, name, ports, options);
   }
 }

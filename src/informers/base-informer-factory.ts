@@ -2,6 +2,7 @@
  * The machinery every informer factory shares (client-go's `sharedInformerFactory`): one
  * informer per resource created on first use, `start`, `waitForCacheSync` and `shutdown`.
  */
+import { setMaxListeners } from "node:events";
 import type { ListerWatcher, ListerWatcherTarget } from "../cache/lister-watcher.js";
 import { SharedIndexInformer } from "../cache/shared-index-informer.js";
 import { waitForCacheSync } from "../cache/wait-for-cache-sync.js";
@@ -109,6 +110,9 @@ export class BaseInformerFactory<TObj> implements InformerSource<TObj> {
     );
     if (pending.length === 0) return;
     const runSignal = AbortSignal.any([signal, this.#stop.signal]);
+    // Every informer (and each of its loops) listens to it: a factory of more than a few
+    // informers goes past Node's default of 10 listeners, which would print a leak warning.
+    setMaxListeners(0, runSignal);
     for (const [key, entry] of pending) {
       entry.stopped = entry.informer.run(runSignal).catch((error: unknown) => {
         this.#logger.error("informer stopped with an error", { informer: key, error });
@@ -126,6 +130,7 @@ export class BaseInformerFactory<TObj> implements InformerSource<TObj> {
   async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
     const started = [...this.#entries].filter(([, entry]) => entry.stopped !== undefined);
     const waitSignal = AbortSignal.any([signal, this.#stop.signal]);
+    setMaxListeners(0, waitSignal);
     const results = await Promise.all(
       started.map(
         async ([key, entry]) => [key, await waitForCacheSync(waitSignal, entry.informer)] as const,

@@ -21,6 +21,8 @@ export { NO_RESPONSE_CODE, type RequestMetrics } from "./request-metrics.js";
 export type { RestResponse, ResponseHeaders } from "./rest-response.js";
 export {
   Transport,
+  type ConnectionSettings,
+  type TlsConnectionOptions,
   type HttpMethod,
   type TransportRequest,
   type TransportResponse,

@@ -5,6 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream";
+import type { ConnectionOptions } from "node:tls";
 import { createGunzip, createInflate } from "node:zlib";
 import type { Dispatcher } from "undici";
 import { Agent, ProxyAgent, request } from "undici";
@@ -42,6 +43,31 @@ export interface TransportResponse {
    */
   readonly body: Readable;
 }
+
+/**
+ * What a connection opened outside the transport's pool (a WebSocket upgrade for exec,
+ * attach or port-forward) needs to look like the transport's own requests.
+ */
+export interface ConnectionSettings {
+  /**
+   * The headers every request carries: `User-Agent`, impersonation headers and the
+   * credential source's headers (no `Accept-Encoding`). Names are lower-case; headers with
+   * several values are arrays (sent as repeated header lines).
+   */
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Options for `tls.connect` (https hosts): the config's CA, the client certificate (the
+   * credential source's, else the static one), `rejectUnauthorized` (false only with
+   * `insecureSkipTlsVerify`) and `servername` when the config sets `serverName`.
+   */
+  readonly tls: TlsConnectionOptions;
+}
+
+/** The `tls.connect` options a {@link Transport} derives from its config and credentials. */
+export type TlsConnectionOptions = Pick<
+  ConnectionOptions,
+  "ca" | "cert" | "key" | "rejectUnauthorized" | "servername"
+>;
 
 /** A client certificate (PEM) and its key. */
 type ClientCertificate = NonNullable<RequestCredentials["clientCertificate"]>;
@@ -135,10 +161,7 @@ export class Transport {
     if (this.#closed) throw new Error("Transport is closed");
     const credentials = await this.config.credentials.get(req.signal);
     const dispatcher = this.#dispatcherFor(credentials.clientCertificate);
-    const headers: BaseHeaders = { ...this.#baseHeaders };
-    for (const [name, value] of Object.entries(credentials.headers)) {
-      headers[name.toLowerCase()] = value;
-    }
+    const headers = this.#headersWith(credentials);
     for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
     const attempt = async (): Promise<Dispatcher.ResponseData<DispatchRecord>> => {
       await afterIoPoll();
@@ -180,10 +203,36 @@ export class Transport {
     };
   }
 
+  /**
+   * The headers and TLS options of a connection that bypasses the pool (WebSocket upgrades):
+   * the same credentials (fetched from the credential source now), certificates, User-Agent
+   * and impersonation as {@link send} uses. A 401 answer on such a connection should be
+   * reported with `config.credentials.invalidate()`, as `send` does for its own. The proxy
+   * (`config.proxyUrl`) is not part of it.
+   *
+   * @throws the credential source's error; `signal.reason` when it aborts first.
+   */
+  async connectionSettings(signal?: AbortSignal): Promise<ConnectionSettings> {
+    const credentials = await this.config.credentials.get(signal);
+    const headers = this.#headersWith(credentials);
+    delete headers["accept-encoding"];
+    const certificate = credentials.clientCertificate ?? this.#staticCertificate();
+    return { headers, tls: tlsConnectionOptions(this.config, certificate) };
+  }
+
   /** Closes the connection pool after in-flight requests finish; later sends fail. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#dispatcher.close();
+  }
+
+  /** The base headers, then the credential source's (names lower-cased). */
+  #headersWith(credentials: RequestCredentials): BaseHeaders {
+    const headers: BaseHeaders = { ...this.#baseHeaders };
+    for (const [name, value] of Object.entries(credentials.headers)) {
+      headers[name.toLowerCase()] = value;
+    }
+    return headers;
   }
 
   #staticCertificate(): ClientCertificate | undefined {
@@ -204,13 +253,7 @@ export class Transport {
   }
 
   #createDispatcher(certificate: ClientCertificate | undefined): Dispatcher {
-    const tls = this.config.tls;
-    const tlsOptions = {
-      ...(tls.caPem !== undefined ? { ca: tls.caPem } : {}),
-      ...(certificate !== undefined ? { cert: certificate.certPem, key: certificate.keyPem } : {}),
-      rejectUnauthorized: tls.insecureSkipTlsVerify !== true,
-      ...(tls.serverName ? { servername: tls.serverName } : {}),
-    };
+    const tlsOptions = tlsConnectionOptions(this.config, certificate);
     const proxyUrl = this.config.proxyUrl;
     if (proxyUrl !== undefined && proxyUrl !== "") {
       return new ProxyAgent({ uri: proxyUrl, requestTls: tlsOptions }).compose(recordDispatch);
@@ -288,6 +331,20 @@ function assertSupportedProxy(proxyUrl: string): void {
     throw new UnsupportedProxyError(proxyUrl);
   }
   if (protocol !== "http:" && protocol !== "https:") throw new UnsupportedProxyError(proxyUrl);
+}
+
+/** The TLS options of a connection for `config` presenting `certificate`. */
+function tlsConnectionOptions(
+  config: RestConfig,
+  certificate: ClientCertificate | undefined,
+): TlsConnectionOptions {
+  const tls = config.tls;
+  return {
+    ...(tls.caPem !== undefined ? { ca: tls.caPem } : {}),
+    ...(certificate !== undefined ? { cert: certificate.certPem, key: certificate.keyPem } : {}),
+    rejectUnauthorized: tls.insecureSkipTlsVerify !== true,
+    ...(tls.serverName ? { servername: tls.serverName } : {}),
+  };
 }
 
 function certificateKey(certificate: ClientCertificate | undefined): string {

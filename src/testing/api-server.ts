@@ -1,6 +1,11 @@
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { KubeConfig } from "../config/kube-config.js";
 import { realClock, type Clock } from "../core/clock.js";
 import type { JsonObject } from "../core/json.js";
@@ -13,6 +18,7 @@ import {
 } from "./server/certificates.js";
 import { ConnectionOrder } from "./server/connection-order.js";
 import { ContainerHandlers } from "./server/container-handlers.js";
+import { BuiltInContainers } from "./server/container-shell/built-in-containers.js";
 import { DeferredWork } from "./server/controller-runner.js";
 import { CrdController } from "./server/crd-controller.js";
 import { ServerFaults } from "./server/faults.js";
@@ -29,6 +35,7 @@ import { strategyFor } from "./server/kinds/strategies.js";
 import { ResourceOperations } from "./server/resource-operations.js";
 import type { ServerBehaviour, ServerContext } from "./server/server-context.js";
 import { Storage } from "./server/storage.js";
+import { UpgradeHandler } from "./server/upgrade-handler.js";
 import { WatchRegistry } from "./server/watch-registry.js";
 import { SimulatedCluster } from "./cluster/simulated-cluster.js";
 import type { SimulatedClusterOptions } from "./cluster/simulated-cluster-options.js";
@@ -97,10 +104,15 @@ const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-l
  * kubectl's validation, the verbs with kube-apiserver's rules, watch with history replay
  * and bookmarks, Tables for kubectl, and fault injection (`faults`).
  *
- * Caveats (documented simplifications): pods are deleted at once (no kubelet, no graceful
- * termination); no admission webhooks, RBAC or quota; custom resources keep unknown fields
- * (no structural pruning or schema defaults); built-in kinds get only the defaults kubectl
- * and controllers read (namespace phase, service cluster IP, workload replicas).
+ * With `cluster`, a simulated control plane runs next to it ({@link SimulatedCluster}):
+ * pods are scheduled, run on simulated kubelets and are deleted gracefully, and workloads
+ * are reconciled. Without it (the default) nothing acts on stored objects but the namespace
+ * controller and the garbage collector, and pods are deleted at once.
+ *
+ * Caveats (documented simplifications): no admission webhooks, RBAC or quota; custom
+ * resources keep unknown fields (no structural pruning or schema defaults); kube-apiserver's
+ * validation and defaulting cover the common built-in kinds (the README's table), the others
+ * get the generic rules only.
  */
 export class ApiServer {
   /** Fault injection: cut or stall watches, compact history, failing responses, latency, restart. */
@@ -112,6 +124,7 @@ export class ApiServer {
    */
   readonly containers: ContainerHandlers;
   private readonly sockets = new Set<Socket>();
+  private readonly upgrades: UpgradeHandler;
   private readonly watches: WatchRegistry;
   private readonly work = new DeferredWork();
   private server: HttpServer | undefined;
@@ -138,6 +151,7 @@ export class ApiServer {
       compactHistory: () => this.ctx.storage.compact(),
       restart: () => this.restart(),
     });
+    this.upgrades = new UpgradeHandler(ctx, this.faults, authConfig, new BuiltInContainers(ctx));
   }
 
   /** Starts a server and resolves once it listens. */
@@ -378,6 +392,10 @@ export class ApiServer {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
+    // pods/exec, pods/attach and pods/portforward; their sockets are in `sockets` already.
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.upgrades.handle(req, socket, head, (q, r) => void handler.handle(q, r)),
+    );
     server.on("clientError", (_err, socket) => {
       if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
       else socket.destroy();
@@ -398,6 +416,7 @@ export class ApiServer {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
+    this.upgrades.abortSessions();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();

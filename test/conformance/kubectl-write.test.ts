@@ -74,7 +74,8 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
   }
 
   beforeAll(async () => {
-    session = await KubectlSession.start();
+    // The API server alone: these tests pin what it stores and serves, untouched by controllers.
+    session = await KubectlSession.start(["--no-cluster"]);
   });
 
   afterAll(async () => {

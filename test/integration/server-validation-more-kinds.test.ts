@@ -439,6 +439,12 @@ describe("validation of more kinds: kube-apiserver's 422 Invalid", () => {
           field: "spec.scaleTargetRef.name",
           message: "Required value",
         },
+        {
+          reason: "FieldValueForbidden",
+          field: "spec.metrics",
+          message:
+            "Forbidden: must specify at least one Object or External metric to support scaling to zero replicas",
+        },
       ]);
       const inverted = await h.client.post(HPAS, {
         metadata: { name: "inverted" },

@@ -18,6 +18,11 @@ export interface ClusterSettings {
   readonly readinessDelayMs: number;
   /** How long containers of run-to-completion pods run before exiting 0, in ms on the clock. */
   readonly completionMs: number;
+  /**
+   * The PEM of the CA that signed the API server's serving certificate (what kube-controller-manager
+   * publishes as `kube-root-ca.crt`); `undefined` when the server serves plain HTTP.
+   */
+  readonly caPem?: string;
 }
 
 /**

@@ -35,3 +35,26 @@ export function isPodTerminated(pod: Pod): boolean {
 export function isPodActive(pod: Pod): boolean {
   return !isPodTerminated(pod) && pod.metadata?.deletionTimestamp === undefined;
 }
+
+/**
+ * How long, from `nowMs`, until the first of `pods` that is Ready but not yet available
+ * becomes available (Ready for `minReadySeconds`), in ms; undefined when none is waiting or
+ * `minReadySeconds` is 0. Workload controllers sync again then (kube requeues after
+ * `minReadySeconds`; this wakes exactly when a count changes).
+ */
+export function msUntilNextAvailable(
+  pods: readonly Pod[],
+  minReadySeconds: number,
+  nowMs: number,
+): number | undefined {
+  if (minReadySeconds <= 0) return undefined;
+  let next: number | undefined;
+  for (const pod of pods) {
+    if (!isPodReady(pod) || isPodAvailable(pod, minReadySeconds, nowMs)) continue;
+    const since = Date.parse(podCondition(pod, "Ready")?.lastTransitionTime ?? "");
+    if (!Number.isFinite(since)) continue;
+    const wait = Math.max(1, since + minReadySeconds * 1000 - nowMs);
+    next = next === undefined ? wait : Math.min(next, wait);
+  }
+  return next;
+}

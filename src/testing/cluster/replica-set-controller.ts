@@ -1,12 +1,262 @@
-// PLACEHOLDER (coordinator): replaced by the helper building this component.
-import type { Runnable } from "../../index.js";
+/**
+ * kube-controller-manager's ReplicaSet controller (`pkg/controller/replicaset/replica_set.go`),
+ * written with kubekit's Controller toolkit: it keeps `spec.replicas` active pods for every
+ * ReplicaSet, owns them through a controller owner reference, and reports their counts in
+ * the ReplicaSet's status.
+ */
+import type { ReplicaSet, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import {
+  Controller,
+  LabelSelector,
+  controllerOf,
+  isConflict,
+  isNotFound,
+  splitKey,
+  type ReconcileResult,
+  type Runnable,
+} from "../../index.js";
 import type { ClusterContext } from "./cluster-context.js";
+import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
+import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
+import { isNamespaceTerminating } from "./namespace-terminating.js";
+import { OwnWrites } from "./own-writes.js";
+import { podsToDelete } from "./pod-deletion-order.js";
+import { isPodActive } from "./pod-state.js";
+import { podFromTemplate } from "./pod-template.js";
+import {
+  nextAvailableInMs,
+  replicaSetStatus,
+  replicaSetStatusUnchanged,
+  withObservedGeneration,
+} from "./replica-set-status.js";
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from "./slow-start-batch.js";
 
-export function replicaSetController(_ctx: ClusterContext): Runnable {
-  return {
-    run: (signal) =>
-      new Promise<void>((resolve) =>
-        signal.addEventListener("abort", () => resolve(), { once: true }),
-      ),
+const APPS_V1 = "apps/v1";
+const KIND = "ReplicaSet";
+
+/** kube-controller-manager's `--concurrent-replicaset-syncs` default. */
+const WORKERS = 5;
+
+/** At most this many pods are created or deleted in one sync (kube's `BurstReplicas`). */
+const BURST_REPLICAS = 500;
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The simulated ReplicaSet controller. Per ReplicaSet, level-triggered from the listers:
+ *
+ * - claims pods (`ControllerRefManager`): keeps the active pods it controls that its
+ *   selector matches, releases those it no longer matches, adopts matching orphans (after
+ *   re-reading the ReplicaSet from the API server);
+ * - creates missing pods from its template in slow-start batches (1, 2, 4, …, at most 500 a
+ *   sync; a failing batch ends the sync), deletes surplus pods least valuable first (kube's
+ *   ranking: unassigned, Pending, not Ready, low deletion cost, crowded node, Ready for less
+ *   time, more restarts, newer), recording `SuccessfulCreate`/`FailedCreate`/
+ *   `SuccessfulDelete`/`FailedDelete` Events as `replicaset-controller`;
+ * - writes `status` (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas,
+ *   observedGeneration, the `ReplicaFailure` condition) when it changed;
+ * - waits until its caches have observed its own writes before the next sync of the key
+ *   (the role of kube's expectations), so it never creates a pod twice;
+ * - with `minReadySeconds`, syncs again on the cluster's clock when the next Ready pod
+ *   becomes available.
+ *
+ * Pods of a ReplicaSet are found through the pod cache's controller-uid and orphan indices,
+ * so a sync costs O(its pods + the orphans of its namespace). A failed create or delete is
+ * retried with the controller's back-off; a conflict requeues quietly.
+ */
+export function replicaSetController(ctx: ClusterContext): Runnable {
+  const clientset = ctx.clientset("kube-controller-manager");
+  const replicaSets = ctx.factory.appsV1.replicaSets();
+  const pods = ctx.factory.coreV1.pods();
+  ensureControllerRefIndexes(pods.informer);
+  ensureControllerRefIndexes(replicaSets.informer);
+  const recorder = ctx.recorder("replicaset-controller", "kube-controller-manager");
+  const logger = ctx.logger;
+
+  /** The pods of every ReplicaSet sharing `rs`'s controller (a Deployment's other revisions). */
+  const relatedPods = (rs: ReplicaSet): Pod[] => {
+    const owner = controllerOf(rs);
+    if (owner === undefined) return [];
+    return controlledBy(replicaSets.informer, owner.uid).flatMap((sibling) =>
+      controlledBy(pods.informer, sibling.metadata?.uid ?? ""),
+    );
   };
+
+  /** Creates or deletes pods towards `spec.replicas`; resolves with the first failure. */
+  const manageReplicas = async (
+    rs: ReplicaSet,
+    owned: readonly Pod[],
+    writes: OwnWrites,
+    signal: AbortSignal,
+  ): Promise<unknown> => {
+    const namespace = rs.metadata?.namespace ?? "";
+    const podClient = clientset.coreV1.pods(namespace);
+    const subject = { ...rs, apiVersion: APPS_V1, kind: KIND };
+    const diff = owned.length - (rs.spec?.replicas ?? 1);
+    if (diff < 0) {
+      const { error } = await slowStartBatch(
+        Math.min(-diff, BURST_REPLICAS),
+        SLOW_START_INITIAL_BATCH_SIZE,
+        async () => {
+          const pod = podFromTemplate(rs.spec?.template, {
+            apiVersion: APPS_V1,
+            kind: KIND,
+            object: rs,
+          });
+          try {
+            const created = await podClient.create(pod, { signal });
+            writes.record(pods.informer, created);
+            recorder.event(
+              subject,
+              "Normal",
+              "SuccessfulCreate",
+              `Created pod: ${created.metadata?.name}`,
+            );
+          } catch (err) {
+            if (isNamespaceTerminating(err)) return;
+            if (!signal.aborted) {
+              recorder.event(
+                subject,
+                "Warning",
+                "FailedCreate",
+                `Error creating: ${errorMessage(err)}`,
+              );
+            }
+            throw err;
+          }
+        },
+      );
+      return error;
+    }
+    if (diff > 0) {
+      const victims = podsToDelete(
+        owned,
+        relatedPods(rs),
+        Math.min(diff, BURST_REPLICAS),
+        ctx.clock.now(),
+      );
+      const outcomes = await Promise.allSettled(
+        victims.map(async (pod) => {
+          const name = pod.metadata?.name ?? "";
+          try {
+            const gone = await podClient.delete(name, { signal });
+            if (gone.kind === "Pod") writes.record(pods.informer, gone as Pod);
+            recorder.event(subject, "Normal", "SuccessfulDelete", `Deleted pod: ${name}`);
+          } catch (err) {
+            if (isNotFound(err)) return;
+            if (!signal.aborted) {
+              recorder.event(
+                subject,
+                "Warning",
+                "FailedDelete",
+                `Error deleting: ${errorMessage(err)}`,
+              );
+            }
+            throw err;
+          }
+        }),
+      );
+      const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+      return failure?.reason;
+    }
+    return undefined;
+  };
+
+  const writeStatus = async (rs: ReplicaSet, status: ReplicaSetStatus, signal: AbortSignal) =>
+    clientset.appsV1
+      .replicaSets(rs.metadata?.namespace ?? "")
+      .updateStatus(
+        { ...rs, apiVersion: APPS_V1, kind: KIND, status: withObservedGeneration(rs, status) },
+        { signal },
+      );
+
+  const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
+    const { namespace, name } = splitKey(key);
+    let rs: ReplicaSet;
+    try {
+      rs = replicaSets.lister.replicaSets(namespace).get(name);
+    } catch (err) {
+      if (isNotFound(err)) return; // deleted: the garbage collector removes its pods
+      throw err;
+    }
+    let selector: LabelSelector;
+    try {
+      selector = LabelSelector.fromLabelSelector(rs.spec?.selector);
+    } catch (err) {
+      logger.warn("replicaset: invalid selector; not synced", { key, error: errorMessage(err) });
+      return;
+    }
+    const uid = rs.metadata?.uid ?? "";
+    const writes = new OwnWrites(ctx.clock);
+    const rsClient = clientset.appsV1.replicaSets(namespace);
+    try {
+      const candidates = [
+        ...controlledBy(pods.informer, uid),
+        ...orphansIn(pods.informer, namespace),
+      ].filter(isPodActive);
+      const owned = await claimObjects({
+        owner: rs,
+        ownerType: { apiVersion: APPS_V1, kind: KIND },
+        selector,
+        candidates,
+        client: clientset.coreV1.pods(namespace),
+        canAdopt: recheckDeletionTimestamp(rs, () => rsClient.get(name, { signal })),
+        onWrite: (pod) => writes.record(pods.informer, pod),
+        signal,
+      });
+      const manageError =
+        rs.metadata?.deletionTimestamp === undefined
+          ? await manageReplicas(rs, owned, writes, signal)
+          : undefined;
+      const nowMs = ctx.clock.now();
+      const status = replicaSetStatus({ rs, pods: owned, manageError, nowMs });
+      if (!replicaSetStatusUnchanged(rs, status)) {
+        writes.record(replicaSets.informer, await writeStatus(rs, status, signal));
+      }
+      const observed = await writes.observed(signal);
+      if (manageError !== undefined) throw manageError;
+      if (!observed) return { requeue: true };
+      const wait = nextAvailableInMs(rs, owned, nowMs);
+      return wait !== undefined ? { requeueAfterMs: wait } : undefined;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      logger.debug("replicaset: conflict; requeued", { key, error: errorMessage(err) });
+      await writes.observed(signal);
+      return { requeue: true };
+    }
+  };
+
+  const controller = new Controller({
+    name: "replicaset",
+    workers: WORKERS,
+    reconcile,
+    clock: ctx.clock,
+    logger,
+  });
+  controller.watch(replicaSets.informer);
+  controller.watchOwned(pods.informer, { group: "apps", kind: KIND });
+  // An orphan wakes every ReplicaSet of its namespace whose selector matches it (kube's
+  // getPodReplicaSets), so one of them adopts it.
+  controller.watch(pods.informer, {
+    map: (pod: Pod) => {
+      if (controllerOf(pod) !== undefined || !isPodActive(pod)) return [];
+      const namespace = pod.metadata?.namespace ?? "";
+      return replicaSets.lister
+        .replicaSets(namespace)
+        .list()
+        .filter((rs) => {
+          try {
+            const selector = LabelSelector.fromLabelSelector(rs.spec?.selector);
+            return !selector.isEmpty() && selector.matches(pod.metadata?.labels);
+          } catch {
+            return false;
+          }
+        })
+        .map((rs) => `${namespace}/${rs.metadata?.name}`);
+    },
+  });
+  return controller;
 }

@@ -42,7 +42,11 @@ function durationOption(name: string, value: number | undefined, fallback: numbe
   return value;
 }
 
-function resolveSettings(options: SimulatedClusterOptions, minor: string): ClusterSettings {
+function resolveSettings(
+  options: SimulatedClusterOptions,
+  minor: string,
+  caPem: string | undefined,
+): ClusterSettings {
   const nodes = options.nodes ?? 3;
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 1000) {
     throw new RangeError(`cluster.nodes must be an integer from 1 to 1000, got ${nodes}`);
@@ -53,6 +57,7 @@ function resolveSettings(options: SimulatedClusterOptions, minor: string): Clust
     containerStartMs: durationOption("containerStartMs", options.containerStartMs, 0),
     readinessDelayMs: durationOption("readinessDelayMs", options.readinessDelayMs, 0),
     completionMs: durationOption("completionMs", options.completionMs, 1000),
+    ...(caPem !== undefined ? { caPem } : {}),
   };
 }
 
@@ -101,11 +106,11 @@ export class SimulatedCluster {
     target: ClusterTarget,
     options: SimulatedClusterOptions = {},
   ): Promise<SimulatedCluster> {
-    const settings = resolveSettings(options, target.kubernetesMinor);
+    const restConfig = target.kubeConfig.restConfig();
+    const settings = resolveSettings(options, target.kubernetesMinor, restConfig.tls.caPem);
     const controllers = selectControllers(options.controllers ?? ["*"]);
     const logger: Logger = options.logger ?? noopLogger;
     const clock = target.clock;
-    const restConfig = target.kubeConfig.restConfig();
     const clientsets = new Map<ClusterComponentName, Clientset>();
     const clientset = (component: ClusterComponentName): Clientset => {
       let cs = clientsets.get(component);

@@ -538,6 +538,7 @@ export const jobPrinter: TablePrinter = {
     else if (deleting(job)) state = "Terminating";
     else if (jobCondition(conditions, "Suspended")) state = "Suspended";
     else if (jobCondition(conditions, "FailureTarget")) state = "FailureTarget";
+    else if (jobCondition(conditions, "SuccessCriteriaMet")) state = "SuccessCriteriaMet";
     const [containers, images] = containerCells(get(spec, "template", "spec"));
     return {
       cells: [
@@ -689,6 +690,89 @@ function serviceExternalIP(svc: JsonObject, type: string): string {
       return "<unknown>";
   }
 }
+
+/** At most three entries joined by `,`, then ` + N more...` (`listWithMoreString` and `formatEndpoints`). */
+function firstThree(entries: readonly string[], empty: string): string {
+  if (entries.length === 0) return empty;
+  const shown = entries.slice(0, 3).join(",");
+  return entries.length > 3 ? `${shown} + ${entries.length - 3} more...` : shown;
+}
+
+/** `host:port`, with an IPv6 host in brackets (Go's `net.JoinHostPort`). */
+function joinHostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`
+ * printEndpoints, formatEndpoints): the ready addresses as `ip:port` for every port of their
+ * subset (the bare IPs of a subset without ports), `<none>` without subsets.
+ */
+export const endpointsPrinter: TablePrinter = {
+  columns: [
+    NAME,
+    column("Endpoints", "string", "The set of all endpoints is the union of all subsets."),
+    AGE,
+  ],
+  row(ep, now) {
+    const subsets = list(get(ep, "subsets"));
+    const entries: string[] = [];
+    for (const subset of subsets) {
+      const ips = list(get(subset, "addresses")).map((a) => str(get(a, "ip")));
+      const ports = list(get(subset, "ports"));
+      if (ports.length === 0) entries.push(...ips);
+      for (const port of ports)
+        entries.push(...ips.map((ip) => joinHostPort(ip, int(get(port, "port")))));
+    }
+    return {
+      cells: [name(ep), subsets.length === 0 ? "<none>" : firstThree(entries, ""), age(ep, now)],
+    };
+  },
+};
+
+/**
+ * kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`
+ * printEndpointSlice, formatDiscoveryPorts, formatDiscoveryEndpoints): the port numbers (a
+ * port's name when it has no number, `*` when it has neither) and the endpoints' addresses,
+ * `<unset>` when there are none.
+ */
+export const endpointSlicePrinter: TablePrinter = {
+  columns: [
+    NAME,
+    column(
+      "AddressType",
+      "string",
+      "addressType specifies the type of address carried by this EndpointSlice.",
+    ),
+    column(
+      "Ports",
+      "string",
+      "ports specifies the list of network ports exposed by each endpoint in this slice.",
+    ),
+    column("Endpoints", "string", "endpoints is a list of unique endpoints in this slice."),
+    AGE,
+  ],
+  row(slice, now) {
+    const ports = list(get(slice, "ports")).map((p) => {
+      const port = get(p, "port");
+      if (typeof port === "number") return String(port);
+      const portName = get(p, "name");
+      return typeof portName === "string" ? portName : "*";
+    });
+    const addresses = list(get(slice, "endpoints")).flatMap((e) =>
+      list(get(e, "addresses")).map((a) => str(a)),
+    );
+    return {
+      cells: [
+        name(slice),
+        str(get(slice, "addressType")),
+        firstThree(ports, "<unset>"),
+        firstThree(addresses, "<unset>"),
+        age(slice, now),
+      ],
+    };
+  },
+};
 
 /** kube-apiserver's `kubectl get` columns for this kind (`pkg/printers/internalversion/printers.go`). */
 export const namespacePrinter: TablePrinter = {

@@ -42,7 +42,12 @@ export interface ExecRequest {
   readonly signal: AbortSignal;
 }
 
-/** Runs an exec or attach session; resolves to the exit code (0 = success). */
+/**
+ * Runs an exec or attach session; resolves to the exit code (0 reports `Success`, anything
+ * else `NonZeroExitCode` with that code). Throwing a `StatusError` reports its Status on the
+ * error channel instead (e.g. an InternalError, as a runtime failing to start a process
+ * does); any other error is reported as an InternalError with its message.
+ */
 export type ExecHandler = (request: ExecRequest) => number | Promise<number>;
 
 /** One forwarded connection handed to a {@link PortForwardHandler}. */
@@ -71,7 +76,9 @@ interface Registration<H> {
  * What runs "inside" the embedded server's simulated containers: tests register exec and
  * port-forward handlers by selector. Later registrations win over earlier ones; each
  * registration returns a function that removes it. Containers with no exec handler run the
- * server's built-in command set; ports with no handler refuse the connection.
+ * server's built-in command set; a port with no handler gets the built-in answer (nginx's
+ * welcome page on port 80 of an nginx image, a line naming the pod on a port a container
+ * declares; `port-forward-builtin.ts`) or, with none, refuses the connection.
  */
 export class ContainerHandlers {
   private readonly execs: Registration<ExecHandler>[] = [];

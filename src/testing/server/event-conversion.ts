@@ -9,12 +9,15 @@
  */
 import { fieldInvalid, fieldRequired, type FieldError } from "../../core/field-errors.js";
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
-import { isDns1123Subdomain, isQualifiedName } from "../../core/names.js";
 import type { ResourceInfo } from "../../core/resource-table.js";
 import type { ResourceEntry, ResourceRegistry } from "./registry.js";
 import type { ServedResource } from "./served-resource.js";
 
-import { EVENT_STORAGE_ID as EVENTS_STORAGE_ID } from "./kinds/event.js";
+import {
+  EVENT_STORAGE_ID as EVENTS_STORAGE_ID,
+  isZeroTime,
+  legacyEventErrors,
+} from "./kinds/event.js";
 
 /** Field renames, events.k8s.io/v1 name → core/v1 name, in events.k8s.io/v1 field order. */
 const EVENTS_V1_TO_CORE: readonly (readonly [string, string])[] = [
@@ -56,12 +59,6 @@ const CORE_ORDER = [
 
 const CORE_TO_EVENTS_V1 = new Map(EVENTS_V1_TO_CORE.map(([v1, core]) => [core, v1]));
 const V1_TO_CORE = new Map(EVENTS_V1_TO_CORE);
-
-/** kube's limits on event fields (`pkg/apis/core/validation/events.go`). */
-const REPORTING_INSTANCE_LIMIT = 128;
-const ACTION_LIMIT = 128;
-const REASON_LIMIT = 128;
-const NOTE_LIMIT = 1024;
 
 function isEventsV1(info: ResourceInfo | ServedResource): boolean {
   return (
@@ -147,66 +144,6 @@ function text(obj: JsonObject, key: string): string {
   return typeof v === "string" ? v : "";
 }
 
-/** Whether a (Micro)Time field is unset: absent, null or empty. */
-function zeroTime(value: JsonValue | undefined): boolean {
-  return value === undefined || value === null || value === "";
-}
-
-function namespaceOf(obj: JsonObject): string {
-  const meta = obj["metadata"];
-  return isJsonObject(meta) && typeof meta["namespace"] === "string" ? meta["namespace"] : "";
-}
-
-/**
- * `legacyValidateEvent` for an event with eventTime set (what every events.k8s.io/v1 create
- * has), field names as the events.k8s.io/v1 request sees them.
- */
-function validateNewStyleEvent(event: JsonObject): FieldError[] {
-  const errors: FieldError[] = [];
-  const involved = isJsonObject(event["involvedObject"]) ? event["involvedObject"] : {};
-  const namespace = namespaceOf(event);
-  if (
-    text(involved, "namespace") === "" &&
-    namespace !== "default" &&
-    namespace !== "kube-system"
-  ) {
-    errors.push(fieldInvalid("involvedObject.namespace", "", "does not match event.namespace"));
-  }
-  const controller = text(event, "reportingComponent");
-  if (controller === "") errors.push(fieldRequired("reportingController"));
-  for (const msg of isQualifiedName(controller)) {
-    errors.push(fieldInvalid("reportingController", controller, msg));
-  }
-  const instance = text(event, "reportingInstance");
-  if (instance === "") errors.push(fieldRequired("reportingInstance"));
-  if (instance.length > REPORTING_INSTANCE_LIMIT) {
-    errors.push(
-      fieldInvalid(
-        "reportingInstance",
-        "",
-        `can have at most ${REPORTING_INSTANCE_LIMIT} characters`,
-      ),
-    );
-  }
-  const action = text(event, "action");
-  if (action === "") errors.push(fieldRequired("action"));
-  if (action.length > ACTION_LIMIT) {
-    errors.push(fieldInvalid("action", "", `can have at most ${ACTION_LIMIT} characters`));
-  }
-  const reason = text(event, "reason");
-  if (reason === "") errors.push(fieldRequired("reason"));
-  if (reason.length > REASON_LIMIT) {
-    errors.push(fieldInvalid("reason", "", `can have at most ${REASON_LIMIT} characters`));
-  }
-  if (text(event, "message").length > NOTE_LIMIT) {
-    errors.push(fieldInvalid("message", "", `can have at most ${NOTE_LIMIT} characters`));
-  }
-  for (const msg of isDns1123Subdomain(namespace)) {
-    errors.push(fieldInvalid("namespace", namespace, msg));
-  }
-  return errors;
-}
-
 /** `validateV1EventSeries`: a series counts at least 2 and has a last observed time. */
 function validateSeries(event: JsonObject): FieldError[] {
   const series = event["series"];
@@ -216,22 +153,22 @@ function validateSeries(event: JsonObject): FieldError[] {
   if (typeof count !== "number" || count < 2) {
     errors.push(fieldInvalid("series.count", "", "should be at least 2"));
   }
-  if (zeroTime(series["lastObservedTime"])) errors.push(fieldRequired("series.lastObservedTime"));
+  if (isZeroTime(series["lastObservedTime"])) errors.push(fieldRequired("series.lastObservedTime"));
   return errors;
 }
 
 /** `ValidateEventCreate` for an events.k8s.io/v1 request, on the stored (core/v1) form. */
 export function validateEventsV1Create(event: JsonObject): FieldError[] {
-  const errors = [...validateNewStyleEvent(event), ...validateSeries(event)];
-  if (zeroTime(event["eventTime"])) errors.unshift(fieldRequired("eventTime"));
+  const errors = [...legacyEventErrors(event), ...validateSeries(event)];
+  if (isZeroTime(event["eventTime"])) errors.push(fieldRequired("eventTime"));
   const type = text(event, "type");
   if (type !== "Normal" && type !== "Warning") {
     errors.push(fieldInvalid("type", "", `has invalid value: ${type}`));
   }
-  if (!zeroTime(event["firstTimestamp"])) {
+  if (!isZeroTime(event["firstTimestamp"])) {
     errors.push(fieldInvalid("deprecatedFirstTimestamp", "", "needs to be unset"));
   }
-  if (!zeroTime(event["lastTimestamp"])) {
+  if (!isZeroTime(event["lastTimestamp"])) {
     errors.push(fieldInvalid("deprecatedLastTimestamp", "", "needs to be unset"));
   }
   const count = event["count"];
@@ -264,7 +201,7 @@ const IMMUTABLE_FIELDS = [
 
 /** `ValidateEventUpdate` for an events.k8s.io/v1 request, on the stored (core/v1) forms. */
 export function validateEventsV1Update(next: JsonObject, previous: JsonObject): FieldError[] {
-  const errors = [...validateNewStyleEvent(next), ...validateSeries(next)];
+  const errors = [...legacyEventErrors(next), ...validateSeries(next)];
   for (const field of IMMUTABLE_FIELDS) {
     const a = next[field] ?? null;
     const b = previous[field] ?? null;

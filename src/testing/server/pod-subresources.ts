@@ -107,6 +107,21 @@ export async function handleEviction(request: VerbRequest): Promise<void> {
   sendJson(res, 201, successStatus());
 }
 
+/** `status` with its PodScheduled condition True (added, or updated in place). */
+function withPodScheduled(status: JsonObject, now: string): JsonObject {
+  const conditions = Array.isArray(status["conditions"])
+    ? status["conditions"].filter(isJsonObject)
+    : [];
+  const scheduled: JsonObject = {
+    type: "PodScheduled",
+    status: "True",
+    lastProbeTime: null,
+    lastTransitionTime: now,
+  };
+  const others = conditions.filter((c) => c["type"] !== "PodScheduled");
+  return { ...status, conditions: [...others, scheduled] };
+}
+
 /** `POST pods/NAME/binding`: assigns the pod to `target.name` (spec.nodeName). */
 export async function handleBinding(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, req, res } = request;
@@ -117,7 +132,18 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
     throw newBadRequest("Binding target name is required");
   const ops = new ResourceOperations(ctx);
   const pod = ops.getExisting(entry, namespace, name);
-  // pkg/registry/core/pod/storage/storage.go setPodNodeAndMetadata: a bound pod stays bound.
+  // pkg/registry/core/pod/storage/storage.go (BindingREST, setPodNodeAndMetadata): the
+  // Binding's uid is a precondition, a bound pod stays bound, and binding marks the pod
+  // PodScheduled=True.
+  const uid = isJsonObject(body) && isJsonObject(body["metadata"]) ? body["metadata"]["uid"] : "";
+  const podUid = metaOf(pod)["uid"];
+  if (typeof uid === "string" && uid !== "" && uid !== podUid) {
+    throw newConflict(
+      { group: "", resource: "pods" },
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(podUid)}`,
+    );
+  }
   const bound = (pod["spec"] as JsonObject | undefined)?.["nodeName"];
   if (typeof bound === "string" && bound !== "") {
     throw newConflict(
@@ -130,7 +156,14 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
     entry,
     namespace,
     name,
-    { ...pod, spec: { ...((pod["spec"] as JsonObject | undefined) ?? {}), nodeName: node } },
+    {
+      ...pod,
+      spec: { ...((pod["spec"] as JsonObject | undefined) ?? {}), nodeName: node },
+      status: withPodScheduled(
+        isJsonObject(pod["status"]) ? pod["status"] : {},
+        formatTime(ctx.clock.now()),
+      ),
+    },
     {
       dryRun: false,
       fieldManager: "kube-scheduler",

@@ -503,7 +503,13 @@ export class ResourceOperations {
     next = { ...next, metadata: finalMeta };
     if (deepEqual(next, existing)) return { object: existing, created: false };
     const finalizers = (finalMeta["finalizers"] as string[] | undefined) ?? [];
-    if (finalMeta["deletionTimestamp"] && finalizers.length === 0) {
+    // An update that leaves an object being deleted without finalizers completes its
+    // deletion, unless a graceful deletion is pending (`staging/src/k8s.io/apiserver/pkg/
+    // registry/generic/registry/store.go` shouldDeleteDuringUpdate: only when the grace
+    // period is 0), e.g. the kubelet writing the status of a pod it is stopping.
+    const pendingGrace = oldMeta["deletionGracePeriodSeconds"];
+    const gracefulPending = typeof pendingGrace === "number" && pendingGrace > 0;
+    if (finalMeta["deletionTimestamp"] && finalizers.length === 0 && !gracefulPending) {
       if (opts.dryRun) return { object: next, created: false };
       const event = this.ctx.storage.commit(entry.storageId, key, null);
       return {
@@ -565,6 +571,7 @@ export class ResourceOperations {
         ? { gracePeriodSeconds: opts.gracePeriodSeconds }
         : {}),
       behaviour: this.ctx.behaviour,
+      storage: this.ctx.storage,
     });
     const terminating = decision?.terminate;
     if (terminating) {
@@ -585,7 +592,23 @@ export class ResourceOperations {
     if (policy === "Orphan") finalizers.add("orphan");
     if (policy === "Foreground") finalizers.add("foregroundDeletion");
     if (finalizers.size > 0) {
-      if (meta["deletionTimestamp"]) return { object: existing, removed: false };
+      if (meta["deletionTimestamp"]) {
+        // A delete with no grace left ends a pending graceful deletion (`staging/src/k8s.io/
+        // apiserver/pkg/registry/rest/delete.go` BeforeDelete lowers the period to 0), so
+        // removing the last finalizer then completes it.
+        const pending = meta["deletionGracePeriodSeconds"];
+        if (typeof pending !== "number" || pending <= 0)
+          return { object: existing, removed: false };
+        const lowered: JsonObject = {
+          ...existing,
+          metadata: { ...meta, deletionTimestamp: this.now(), deletionGracePeriodSeconds: 0 },
+        };
+        if (opts.dryRun) return { object: lowered, removed: false };
+        return {
+          object: this.ctx.storage.commit(entry.storageId, key, lowered).object,
+          removed: false,
+        };
+      }
       const generation =
         typeof meta["generation"] === "number" && meta["generation"] > 0
           ? meta["generation"] + 1

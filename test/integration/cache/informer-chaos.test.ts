@@ -114,6 +114,17 @@ const RUNS: readonly ChaosRun[] = [
     concurrency: 5,
     historySize: 30,
   },
+  {
+    seed: 0x5eed0005,
+    queue: "in-order",
+    useWatchList: false,
+    resyncPeriodMs: 0,
+    writes: 1_200,
+    names: 30,
+    concurrency: 5,
+    historySize: 200,
+    cluster: true,
+  },
 ];
 
 /** The namespace and size of the Deployment rolled out through the chaos of a cluster run. */

@@ -43,7 +43,8 @@ describe.skipIf(!hasKubectl)("EventRecorder as kubectl shows it (kubekit serve)"
   const kubectl = (...args: string[]): Promise<KubectlResult> => session.run(args);
 
   beforeAll(async () => {
-    session = await KubectlSession.start();
+    // The API server alone: these tests pin what it stores and serves, untouched by controllers.
+    session = await KubectlSession.start(["--no-cluster"]);
     const kc = await KubeConfig.load({ kubeconfig: session.kubeconfigPath });
     cs = new Clientset({ ...kc.restConfig(), qps: -1 });
     await cs.coreV1.namespaces().create({ metadata: { name: "shop" } });

@@ -282,4 +282,39 @@ describe("SharedInformerFactory against the embedded API server", () => {
     );
     stop.abort();
   });
+
+  it("runs a dozen informers without Node's listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(`${warning.name}: ${warning.message}`);
+    };
+    process.on("warning", onWarning);
+    const stop = new AbortController();
+    try {
+      const factory = new SharedInformerFactory(cs, { namespace: "sync" });
+      const informers = [
+        factory.coreV1.pods(),
+        factory.coreV1.configMaps(),
+        factory.coreV1.secrets(),
+        factory.coreV1.services(),
+        factory.coreV1.serviceAccounts(),
+        factory.coreV1.endpoints(),
+        factory.coreV1.events(),
+        factory.coreV1.persistentVolumeClaims(),
+        factory.appsV1.deployments(),
+        factory.appsV1.replicaSets(),
+        factory.appsV1.statefulSets(),
+        factory.batchV1.jobs(),
+      ];
+      factory.start(stop.signal);
+      const synced = await factory.waitForCacheSync(stop.signal);
+      expect([...synced.values()]).toEqual(informers.map(() => true));
+      // Node emits "warning" asynchronously.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      stop.abort();
+      process.off("warning", onWarning);
+    }
+  });
 });

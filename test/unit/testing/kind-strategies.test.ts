@@ -123,6 +123,7 @@ describe("policyFor: the generic store's switches from each kind's strategy", ()
       "autoscaling/horizontalpodautoscalers",
       "batch/cronjobs",
       "batch/jobs",
+      "discovery.k8s.io/endpointslices",
       "networking.k8s.io/ingresses",
       "networking.k8s.io/networkpolicies",
       "networking.k8s.io/servicecidrs",

@@ -6,10 +6,13 @@
  * nil selector matching nothing, an empty one invalid; restartPolicy Always only and no
  * activeDeadlineSeconds; updateStrategy type RollingUpdate or OnDelete; non-negative
  * minReadySeconds and revisionHistoryLimit) and the immutable selector of apps/v1
- * (`pkg/registry/apps/daemonset/strategy.go` ValidateUpdate).
+ * (`pkg/registry/apps/daemonset/strategy.go` ValidateUpdate). The template generation
+ * (PrepareForCreate / PrepareForUpdate: 1 on create, one more on each template change), which
+ * apps/v1 carries in the `deprecated.daemonset.template.generation` annotation and the
+ * DaemonSet controller copies to its pods' `pod-template-generation` label.
  */
 import { fieldNotSupported, type FieldError } from "../../../core/field-errors.js";
-import type { JsonObject } from "../../../core/json.js";
+import { deepEqual, type JsonObject } from "../../../core/json.js";
 import { daemonSetPrinter } from "../builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
@@ -24,6 +27,29 @@ import {
 const UPDATE_STRATEGY_TYPES = ["RollingUpdate", "OnDelete"];
 
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+
+/** The annotation apps/v1 keeps the internal `spec.templateGeneration` in (`DeprecatedTemplateGeneration`). */
+const TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation";
+
+/** The object's template generation from its annotation; 0 when it has none or it is not an integer. */
+function templateGenerationOf(obj: JsonObject): number {
+  const value = objectAt(objectAt(obj, "metadata"), "annotations")[TEMPLATE_GENERATION_ANNOTATION];
+  return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : 0;
+}
+
+function withTemplateGeneration(obj: JsonObject, generation: number): JsonObject {
+  const metadata = objectAt(obj, "metadata");
+  return {
+    ...obj,
+    metadata: {
+      ...metadata,
+      annotations: {
+        ...objectAt(metadata, "annotations"),
+        [TEMPLATE_GENERATION_ANNOTATION]: String(generation),
+      },
+    },
+  };
+}
 
 function defaultDaemonSetSpec(spec: JsonObject): JsonObject {
   const out = { ...spec };
@@ -56,6 +82,16 @@ function validateDaemonSet(obj: JsonObject): FieldError[] {
 /** The DaemonSet strategy. */
 export const daemonSetStrategy: KindStrategy = {
   policy: { tracksGeneration: true },
+  prepareForCreate: (obj) => withTemplateGeneration(obj, Math.max(1, templateGenerationOf(obj))),
+  prepareForUpdate: (next, old) => {
+    const template = (obj: JsonObject) => objectAt(obj, "spec")["template"];
+    const defaulted = withDefaultedSpec(next, defaultDaemonSetSpec);
+    const generation = templateGenerationOf(old);
+    return withTemplateGeneration(
+      next,
+      deepEqual(template(defaulted), template(old)) ? generation : generation + 1,
+    );
+  },
   applyDefaults: (obj) => withDefaultedSpec(obj, defaultDaemonSetSpec),
   validateCreate: validateDaemonSet,
   validateUpdate: (next, old) => [

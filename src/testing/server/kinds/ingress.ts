@@ -5,8 +5,11 @@
  * rule host a DNS-1123 subdomain or a wildcard one, never an IP address; HTTP paths
  * required, each with a supported pathType, an absolute path without `//`, `/./`, `/../`,
  * `%2f` and not ending in `/.` or `/..` (Exact and Prefix); a backend that is a Service
- * (DNS-1035 name, a port name or a number, not both) or a resource, not both. TLS entries
- * and ingressClassName are not checked.
+ * (DNS-1035 name, a port name or a number, not both) or a resource, not both; TLS hosts
+ * DNS-1123 subdomains or wildcard ones and a TLS `secretName` a DNS-1123 subdomain (an
+ * update may keep an invalid one the stored object already had); `ingressClassName` a
+ * DNS-1123 subdomain, and on create equal to the `kubernetes.io/ingress.class` annotation when
+ * both are set.
  */
 import { isIP } from "node:net";
 import {
@@ -26,6 +29,7 @@ import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 
 const PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"];
+const INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
 const INVALID_PATH_SEQUENCES = ["//", "/./", "/../", "%2f", "%2F"];
 const INVALID_PATH_SUFFIXES = ["/..", "/."];
 const MIN_PORT = 1;
@@ -132,7 +136,41 @@ function validateRule(rule: JsonObject, at: string): FieldError[] {
   return errors;
 }
 
-function validateIngress(obj: JsonObject): FieldError[] {
+/** validateTLSSecretName: an empty name is fine, else a Secret name (DNS-1123 subdomain). */
+function secretNameErrors(name: string): string[] {
+  return name === "" ? [] : isDns1123Subdomain(name);
+}
+
+function tlsEntries(spec: JsonObject): JsonObject[] {
+  const tls = spec["tls"];
+  return Array.isArray(tls) ? tls.filter(isJsonObject) : [];
+}
+
+/** validateIngressTLS. */
+function validateTls(spec: JsonObject, allowInvalidSecretName: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const tls = spec["tls"];
+  if (!Array.isArray(tls)) return errors;
+  tls.forEach((entry, i) => {
+    if (!isJsonObject(entry)) return;
+    const hosts = Array.isArray(entry["hosts"]) ? entry["hosts"] : [];
+    hosts.forEach((host, j) => {
+      if (typeof host !== "string") return;
+      const messages = host.includes("*")
+        ? isWildcardDns1123Subdomain(host)
+        : isDns1123Subdomain(host);
+      for (const msg of messages)
+        errors.push(fieldInvalid(`spec.tls[${i}].hosts[${j}]`, host, msg));
+    });
+    const secretName = typeof entry["secretName"] === "string" ? entry["secretName"] : "";
+    if (!allowInvalidSecretName)
+      for (const msg of secretNameErrors(secretName))
+        errors.push(fieldInvalid(`spec.tls[${i}].secretName`, secretName, msg));
+  });
+  return errors;
+}
+
+function validateIngress(obj: JsonObject, allowInvalidSecretName = false): FieldError[] {
   const spec = objectAt(obj, "spec");
   const rules = Array.isArray(spec["rules"]) ? spec["rules"] : [];
   const defaultBackend = spec["defaultBackend"];
@@ -150,12 +188,46 @@ function validateIngress(obj: JsonObject): FieldError[] {
   rules.forEach((rule, i) => {
     if (isJsonObject(rule)) errors.push(...validateRule(rule, `spec.rules[${i}]`));
   });
+  errors.push(...validateTls(spec, allowInvalidSecretName));
+  const className = spec["ingressClassName"];
+  if (typeof className === "string")
+    for (const msg of isDns1123Subdomain(className))
+      errors.push(fieldInvalid("spec.ingressClassName", className, msg));
   return errors;
+}
+
+/**
+ * ValidateIngressCreate's extra rule: the legacy class annotation and `ingressClassName` agree
+ * (kube reports it at `annotations.kubernetes.io/ingress.class`).
+ */
+function validateIngressCreate(obj: JsonObject): FieldError[] {
+  const errors = validateIngress(obj);
+  const annotation = objectAt(objectAt(obj, "metadata"), "annotations")[INGRESS_CLASS_ANNOTATION];
+  const className = objectAt(obj, "spec")["ingressClassName"];
+  if (typeof annotation === "string" && typeof className === "string" && annotation !== className)
+    errors.push(
+      fieldInvalid(
+        `annotations.${INGRESS_CLASS_ANNOTATION}`,
+        annotation,
+        "must match `ingressClassName` when both are specified",
+      ),
+    );
+  return errors;
+}
+
+/** ValidateIngressUpdate: a stored invalid TLS secretName may stay (`allowInvalidSecretName`). */
+function validateIngressUpdate(next: JsonObject, old: JsonObject): FieldError[] {
+  const allowInvalidSecretName = tlsEntries(objectAt(old, "spec")).some(
+    (entry) =>
+      secretNameErrors(typeof entry["secretName"] === "string" ? entry["secretName"] : "").length >
+      0,
+  );
+  return validateIngress(next, allowInvalidSecretName);
 }
 
 /** The Ingress strategy. */
 export const ingressStrategy: KindStrategy = {
   policy: { tracksGeneration: true },
-  validateCreate: validateIngress,
-  validateUpdate: (next) => validateIngress(next),
+  validateCreate: validateIngressCreate,
+  validateUpdate: validateIngressUpdate,
 };

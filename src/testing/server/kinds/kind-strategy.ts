@@ -3,6 +3,7 @@ import type { JsonObject } from "../../../core/json.js";
 import type { TablePrinter } from "../builtin-table-printers.js";
 import type { ResourcePolicy } from "../resource-policy.js";
 import type { ServerBehaviour, ServerContext } from "../server-context.js";
+import type { Storage } from "../storage.js";
 import type { VerbRequest } from "../verb-request.js";
 
 /** The handlers of one subresource a kind serves beyond status and scale, by verb. */
@@ -34,6 +35,8 @@ export interface DeleteContext {
   readonly gracePeriodSeconds?: number;
   /** The server's behaviour switches. */
   readonly behaviour: ServerBehaviour;
+  /** The stored objects, to read (e.g. whether a pod's node exists). */
+  readonly storage: Pick<Storage, "get">;
 }
 
 /**

@@ -5,13 +5,27 @@
  * exist; port protocol TCP); and ValidateNetworkPolicySpec's port and policyTypes rules
  * (`pkg/apis/networking/validation/validation.go`): protocol TCP/UDP/SCTP, a numeric port
  * 1-65535 with an endPort not below it, a named port an IANA service name without endPort,
- * no endPort without port, at most two policyTypes among Ingress and Egress. Peers (ipBlock
- * CIDRs, selectors) are not checked.
+ * no endPort without port, at most two policyTypes among Ingress and Egress; `podSelector`
+ * and each peer's `podSelector` and `namespaceSelector` valid label selectors; each peer with
+ * at least one of them, an `ipBlock` alone, its `cidr` required and a valid CIDR, each
+ * `except` a valid CIDR strictly inside it. An update may keep invalid label values the stored
+ * `podSelector` already had.
  */
-import { fieldInvalid, fieldNotSupported, type FieldError } from "../../../core/field-errors.js";
+import {
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  type FieldError,
+} from "../../../core/field-errors.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../../core/json.js";
 import { isValidPortName } from "../../../core/names.js";
+import { cidrContains, cidrErrors, parseCidr } from "./cidr.js";
 import type { KindStrategy } from "./kind-strategy.js";
+import {
+  validateLabelSelector,
+  type LabelSelectorValidationOptions,
+} from "./label-selector-validation.js";
 import { objectAt } from "./pod-spec.js";
 
 const PROTOCOLS = ["TCP", "UDP", "SCTP"];
@@ -85,16 +99,76 @@ function validatePort(port: JsonObject, at: string): FieldError[] {
   return errors;
 }
 
-function validateNetworkPolicy(obj: JsonObject): FieldError[] {
-  const spec = objectAt(obj, "spec");
+/** ValidateIPBlock. */
+function validateIpBlock(block: JsonObject, at: string): FieldError[] {
+  const cidr = typeof block["cidr"] === "string" ? block["cidr"] : "";
+  if (cidr === "") return [fieldRequired(`${at}.cidr`)];
+  const errors = cidrErrors(`${at}.cidr`, cidr);
+  const outer = parseCidr(cidr);
+  if (outer === undefined) return errors;
+  const except = Array.isArray(block["except"]) ? block["except"] : [];
+  except.forEach((value, i) => {
+    if (typeof value !== "string") return;
+    const path = `${at}.except[${i}]`;
+    const inner = parseCidr(value);
+    if (inner === undefined) {
+      errors.push(...cidrErrors(path, value));
+    } else if (!cidrContains(outer, inner) || outer.prefix >= inner.prefix) {
+      errors.push(fieldInvalid(path, value, "must be a strict subset of `cidr`"));
+    }
+  });
+  return errors;
+}
+
+/** ValidateNetworkPolicyPeer. */
+function validatePeer(
+  peer: JsonObject,
+  at: string,
+  options: LabelSelectorValidationOptions,
+): FieldError[] {
   const errors: FieldError[] = [];
+  let peers = 0;
+  for (const key of ["podSelector", "namespaceSelector"]) {
+    const selector = peer[key];
+    if (selector === undefined || selector === null) continue;
+    peers++;
+    errors.push(...validateLabelSelector(selector, `${at}.${key}`, options));
+  }
+  const ipBlock = peer["ipBlock"];
+  const hasIpBlock = isJsonObject(ipBlock);
+  if (hasIpBlock) {
+    peers++;
+    errors.push(...validateIpBlock(ipBlock, `${at}.ipBlock`));
+  }
+  if (peers === 0) errors.push(fieldRequired(at, "must specify a peer"));
+  else if (peers > 1 && hasIpBlock)
+    errors.push(fieldForbidden(at, "may not specify both ipBlock and another peer"));
+  return errors;
+}
+
+/** ValidateNetworkPolicySpec. */
+function validateNetworkPolicy(
+  obj: JsonObject,
+  options: LabelSelectorValidationOptions = {},
+): FieldError[] {
+  const spec = objectAt(obj, "spec");
+  const errors: FieldError[] = [
+    ...validateLabelSelector(spec["podSelector"], "spec.podSelector", options),
+  ];
   for (const key of RULE_KINDS) {
     const rules = spec[key];
     if (!Array.isArray(rules)) continue;
+    const peersKey = key === "ingress" ? "from" : "to";
     rules.forEach((rule, i) => {
-      if (!isJsonObject(rule) || !Array.isArray(rule["ports"])) return;
-      rule["ports"].forEach((port, j) => {
+      if (!isJsonObject(rule)) return;
+      const ports = Array.isArray(rule["ports"]) ? rule["ports"] : [];
+      ports.forEach((port, j) => {
         if (isJsonObject(port)) errors.push(...validatePort(port, `spec.${key}[${i}].ports[${j}]`));
+      });
+      const peers = Array.isArray(rule[peersKey]) ? rule[peersKey] : [];
+      peers.forEach((peer, j) => {
+        if (isJsonObject(peer))
+          errors.push(...validatePeer(peer, `spec.${key}[${i}].${peersKey}[${j}]`, options));
       });
     });
   }
@@ -118,6 +192,12 @@ function validateNetworkPolicy(obj: JsonObject): FieldError[] {
 export const networkPolicyStrategy: KindStrategy = {
   policy: { tracksGeneration: true },
   applyDefaults: defaultNetworkPolicy,
-  validateCreate: validateNetworkPolicy,
-  validateUpdate: (next) => validateNetworkPolicy(next),
+  validateCreate: (obj) => validateNetworkPolicy(obj),
+  // ValidationOptionsForNetworking: invalid label values may stay when the stored podSelector
+  // already had some.
+  validateUpdate: (next, old) =>
+    validateNetworkPolicy(next, {
+      allowInvalidLabelValues:
+        validateLabelSelector(objectAt(old, "spec")["podSelector"], "spec.podSelector").length > 0,
+    }),
 };

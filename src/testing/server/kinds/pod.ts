@@ -9,9 +9,11 @@ import { fieldForbidden, type FieldError } from "../../../core/field-errors.js";
 import { deepEqual, type JsonObject } from "../../../core/json.js";
 import { podPrinter } from "../builtin-table-printers.js";
 import { handleBinding, handleEviction, handlePodLog } from "../pod-subresources.js";
+import { handleUpgradeRequired } from "../pod-stream-target.js";
 import { selectableFields, valueAt } from "../resource-policy.js";
 import { formatTime } from "../../../core/wire-time.js";
 import type { DeleteContext, DeleteDecision, KindStrategy } from "./kind-strategy.js";
+import { NODE_STORAGE_ID } from "./node.js";
 import { defaultPodSpec, objectAt, validatePodSpec } from "./pod-spec.js";
 
 /** The storage id of core/v1 Pods. */
@@ -99,7 +101,9 @@ const POD_FIELDS: Record<string, (obj: JsonObject) => string> = {
  * Graceful deletion (`pkg/registry/core/pod/strategy.go` CheckGracefulDelete, and
  * `staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go` BeforeDelete): the period is
  * DeleteOptions' gracePeriodSeconds, else the pod's terminationGracePeriodSeconds (30); it is 0
- * for a pod not bound to a node or already terminated. A positive period keeps the pod with
+ * for a pod not bound to a node or already terminated; and for a pod bound to a Node that does
+ * not exist, which no kubelet will ever stop (kube's pod garbage collector,
+ * `pkg/controller/podgc`, force-deletes such pods). A positive period keeps the pod with
  * `deletionTimestamp` = now + period and `deletionGracePeriodSeconds` = period, for the kubelet
  * to stop its containers and remove it; a later delete may only shorten a pending period.
  * Without the simulated cluster (`behaviour.gracefulPodDeletion` off) pods go at once.
@@ -110,7 +114,9 @@ function gracefulDelete(existing: JsonObject, context: DeleteContext): DeleteDec
   const phase = objectAt(existing, "status")["phase"];
   const podGrace = spec["terminationGracePeriodSeconds"];
   let period = context.gracePeriodSeconds ?? (typeof podGrace === "number" ? podGrace : 30);
-  if (typeof spec["nodeName"] !== "string" || spec["nodeName"] === "") period = 0;
+  const node = spec["nodeName"];
+  if (typeof node !== "string" || node === "") period = 0;
+  else if (context.storage.get(NODE_STORAGE_ID, node) === undefined) period = 0;
   if (phase === "Succeeded" || phase === "Failed") period = 0;
   if (period <= 0) return {};
   const meta = objectAt(existing, "metadata");
@@ -146,6 +152,10 @@ export const podStrategy: KindStrategy = {
     log: { get: handlePodLog },
     eviction: { create: handleEviction },
     binding: { create: handleBinding },
+    // Streaming subresources answer plain requests here; upgrades go to upgrade-handler.ts.
+    exec: { get: handleUpgradeRequired, create: handleUpgradeRequired },
+    attach: { get: handleUpgradeRequired, create: handleUpgradeRequired },
+    portforward: { get: handleUpgradeRequired, create: handleUpgradeRequired },
   },
   afterRemoved: (obj, ctx) => {
     const meta = objectAt(obj, "metadata");

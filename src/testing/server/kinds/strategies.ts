@@ -11,6 +11,7 @@ import { networkPolicyStrategy } from "./network-policy.js";
 import { serviceCidrStrategy } from "./service-cidr.js";
 import { validatingAdmissionPolicyStrategy } from "./validating-admission-policy.js";
 import { endpointsStrategy } from "./endpoints.js";
+import { endpointSliceStrategy } from "./endpoint-slice.js";
 import { persistentVolumeStrategy } from "./persistent-volume.js";
 import { storageClassStrategy } from "./storage-class.js";
 import { roleStrategy } from "./role.js";
@@ -29,7 +30,7 @@ import { jobStrategy } from "./job.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { leaseStrategy } from "./lease.js";
 import { NAMESPACE_STORAGE_ID, namespaceStrategy } from "./namespace.js";
-import { nodeStrategy } from "./node.js";
+import { NODE_STORAGE_ID, nodeStrategy } from "./node.js";
 import { persistentVolumeClaimStrategy } from "./persistent-volume-claim.js";
 import { POD_STORAGE_ID, podStrategy } from "./pod.js";
 import { replicaSetStrategy } from "./replica-set.js";
@@ -60,7 +61,7 @@ function table(): ReadonlyMap<string, KindStrategy> {
     ["/configmaps", configMapStrategy],
     [NAMESPACE_STORAGE_ID, namespaceStrategy],
     [SERVICE_ACCOUNT_STORAGE_ID, serviceAccountStrategy],
-    ["/nodes", nodeStrategy],
+    [NODE_STORAGE_ID, nodeStrategy],
     ["/persistentvolumeclaims", persistentVolumeClaimStrategy],
     [EVENT_STORAGE_ID, coreEventStrategy],
     ["events.k8s.io/events", eventsApiEventStrategy],
@@ -80,6 +81,7 @@ function table(): ReadonlyMap<string, KindStrategy> {
     ["networking.k8s.io/servicecidrs", serviceCidrStrategy],
     ["admissionregistration.k8s.io/validatingadmissionpolicies", validatingAdmissionPolicyStrategy],
     ["/endpoints", endpointsStrategy],
+    ["discovery.k8s.io/endpointslices", endpointSliceStrategy],
     ["/persistentvolumes", persistentVolumeStrategy],
     ["storage.k8s.io/storageclasses", storageClassStrategy],
     ["rbac.authorization.k8s.io/roles", roleStrategy],

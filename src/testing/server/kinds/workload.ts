@@ -1,13 +1,14 @@
 /**
  * The rules every apps/v1 workload shares (`pkg/apis/apps/validation/validation.go`:
  * ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec,
- * ValidateDaemonSetSpec; `pkg/apis/apps/v1/defaults.go`): a selector that is required,
- * non-empty and matches the template's labels, a non-negative replica count, a valid pod
+ * ValidateDaemonSetSpec; `pkg/apis/apps/v1/defaults.go`): a selector that is required, valid
+ * (`label-selector-validation.ts`), non-empty and matches the template's labels, a non-negative replica count, a valid pod
  * template, and a selector that never changes on update.
  */
 import { fieldInvalid, fieldRequired, type FieldError } from "../../../core/field-errors.js";
 import { deepEqual, isJsonObject, type JsonObject } from "../../../core/json.js";
 import { LabelSelector, type LabelSelectorSpec } from "../../../core/label-selector.js";
+import { isConvertibleLabelSelector, validateLabelSelector } from "./label-selector-validation.js";
 import { defaultTemplateOf, objectAt, validatePodSpec } from "./pod-spec.js";
 
 /** The defaults every workload with a replica count gets: replicas 1. */
@@ -48,10 +49,27 @@ function templateLabelsMismatch(template: JsonObject): FieldError {
 }
 
 /**
+ * How each kind's validation treats a selector beyond ValidateLabelSelector's own errors:
+ * whether an empty one is invalid, and the detail of `spec.selector: Invalid value` when
+ * metav1.LabelSelectorAsSelector cannot convert it (`undefined`: nothing more is reported).
+ * `deployment` also names ReplicaSets, whose validation shares the Deployment's wording.
+ */
+const SELECTOR_RULES: Readonly<
+  Record<string, { readonly emptyInvalid: boolean; readonly unconvertible?: string }>
+> = {
+  deployment: { emptyInvalid: true, unconvertible: "invalid label selector" },
+  statefulset: { emptyInvalid: true, unconvertible: "" },
+  daemonset: { emptyInvalid: true },
+  job: { emptyInvalid: false },
+};
+
+/**
  * The selector and template rules of a workload spec: `spec.selector` present (see
- * {@link MissingSelectorRule}) and not empty, `spec.template.metadata.labels` matched by it,
- * `spec.replicas` >= 0 (when the kind has one), and the template's pod spec valid with the
- * restart policies the kind allows.
+ * {@link MissingSelectorRule}), valid (ValidateLabelSelector), not empty (but for Jobs), and
+ * when convertible, matching `spec.template.metadata.labels` (an unconvertible selector is
+ * reported as the kind's validation does, see {@link SELECTOR_RULES}); `spec.replicas` >= 0
+ * (when the kind has one), and the template's pod spec valid with the restart policies the
+ * kind allows.
  */
 export function validateWorkloadSpec(
   obj: JsonObject,
@@ -70,25 +88,27 @@ export function validateWorkloadSpec(
         : templateLabelsMismatch(template),
     );
   } else {
+    const rules = SELECTOR_RULES[kindName] ?? { emptyInvalid: true };
+    errors.push(...validateLabelSelector(selector, "spec.selector"));
     const matchLabels = objectAt(selector, "matchLabels");
     const expressions = selector["matchExpressions"];
     if (
       Object.keys(matchLabels).length === 0 &&
       (!Array.isArray(expressions) || expressions.length === 0)
     ) {
-      errors.push(
-        fieldInvalid("spec.selector", selector, `empty selector is invalid for ${kindName}`),
-      );
-    } else {
-      let matches = false;
-      try {
-        matches = LabelSelector.fromLabelSelector(selector as unknown as LabelSelectorSpec).matches(
-          labelsOf(template),
+      if (rules.emptyInvalid)
+        errors.push(
+          fieldInvalid("spec.selector", selector, `empty selector is invalid for ${kindName}`),
         );
-      } catch {
-        // An unparseable selector cannot match; its own error is the selector's.
-      }
-      if (!matches) errors.push(templateLabelsMismatch(template));
+    } else if (!isConvertibleLabelSelector(selector)) {
+      if (rules.unconvertible !== undefined)
+        errors.push(fieldInvalid("spec.selector", selector, rules.unconvertible));
+    } else if (
+      !LabelSelector.fromLabelSelector(selector as unknown as LabelSelectorSpec).matches(
+        labelsOf(template),
+      )
+    ) {
+      errors.push(templateLabelsMismatch(template));
     }
   }
   errors.push(...validateNonNegative(spec, "replicas", "spec"));
