@@ -9,6 +9,7 @@ import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
 import type { IndexFunc, Indexer, Indexers, KeyFunc, Store } from "./store.js";
 import { DeletedFinalStateUnknown, deletionHandlingKey } from "./tombstone.js";
 import type { ObjectWithMeta } from "./tombstone.js";
+import { errorMessage } from "../core/error-message.js";
 
 /** Options of {@link createIndexer}. */
 export interface IndexerOptions<T> {
@@ -363,7 +364,7 @@ function callIndexFunc<T>(slot: IndexSlot<T>, obj: T, key: string | undefined): 
   try {
     values = slot.fn(obj);
   } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
+    const detail = errorMessage(cause);
     throw new IndexerError(
       "IndexFuncFailed",
       `index function ${JSON.stringify(slot.name)} failed for key ${JSON.stringify(key)}: ${detail}`,

@@ -29,6 +29,7 @@ import {
   WatchListIncompleteError,
 } from "./reflector-errors.js";
 import type { ReflectorStore } from "./reflector-store.js";
+import { errorMessage } from "../core/error-message.js";
 
 /** The annotation of the BOOKMARK that ends a WatchList's initial events (`metav1.InitialEventsAnnotationKey`). */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
@@ -180,10 +181,6 @@ function eventBatches<T>(stream: WatchStream<T>): AsyncIterator<readonly WatchEv
 /** Ends a watch phase whose resync failed (set from a timer callback, hence not a narrowable field read). */
 function throwIfResyncFailed<T>(cycle: WatchCycle<T>): void {
   if (cycle.resyncFailure !== undefined) throw cycle.resyncFailure.error;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function stringOf(obj: unknown, field: string): string | undefined {
@@ -478,7 +475,7 @@ export class Reflector<T> {
       if (signal.aborted || !(isResourceExpired(err) || isTooLargeResourceVersion(err))) throw err;
       this.#logger.debug(
         `list of ${this.name} at resourceVersion ${JSON.stringify(rv)} failed; listing the latest state`,
-        { error: messageOf(err) },
+        { error: errorMessage(err) },
       );
       this.#resourceVersionUnavailable = true;
       result = await listWithPager(
@@ -641,7 +638,7 @@ export class Reflector<T> {
             key = objectKey(obj as { metadata?: { name?: string; namespace?: string } });
           } catch (err) {
             this.#logger.error(`${this.name}: dropping a WatchList event without a key`, {
-              error: messageOf(err),
+              error: errorMessage(err),
             });
             continue;
           }
@@ -797,7 +794,7 @@ export class Reflector<T> {
       }
     } catch (err) {
       this.#logger.error(`${this.name}: unable to apply a ${type} watch event to the store`, {
-        error: messageOf(err),
+        error: errorMessage(err),
         resourceVersion: rv,
       });
     }
@@ -877,7 +874,7 @@ export class Reflector<T> {
       else this.#logFailure(err, next, level);
     } catch (handlerError) {
       this.#logger.error(`${this.name}: the watch error handler threw`, {
-        error: messageOf(handlerError),
+        error: errorMessage(handlerError),
       });
     }
   }
@@ -886,8 +883,8 @@ export class Reflector<T> {
   #logFailure(err: unknown, next: string, level: "info" | undefined): void {
     const what = `${this.#phase} of ${this.name}`;
     const cause = isResourceExpired(err)
-      ? `expired (410): ${messageOf(err)}`
-      : `failed: ${messageOf(err)}`;
+      ? `expired (410): ${errorMessage(err)}`
+      : `failed: ${errorMessage(err)}`;
     const storeFailed = this.#phase === "resync" || this.#phase === "store replace";
     if (err instanceof UnsupportedListKindError || storeFailed) {
       this.#warned = true;

@@ -8,6 +8,7 @@ import { packageVersion } from "../rest/user-agent.js";
 import { ApiServer } from "../testing/api-server.js";
 import { demoCommand } from "./demo.js";
 import { serveCommand } from "./serve.js";
+import { errorMessage } from "../core/error-message.js";
 
 const USAGE = `usage: kubekit <command> [options]
 
@@ -53,7 +54,7 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`kubekit: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`kubekit: ${errorMessage(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -33,7 +33,7 @@ export {
   REMOTE_COMMAND_PROTOCOL_V4,
   REMOTE_COMMAND_PROTOCOL_V5,
   type TerminalSize,
-} from "./websocket-channels.js";
+} from "../core/websocket-channels.js";
 export type {
   CopyFromPodOptions,
   CopyFromPodResult,

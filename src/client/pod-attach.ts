@@ -4,7 +4,7 @@
  */
 import type { RESTClient } from "../rest/rest-client.js";
 import type { RemoteCommandOptions, RemoteCommandSession } from "./remote-command-session.js";
-import { openRemoteCommand, remoteCommandParams } from "./remote-command-session.js";
+import { openPodRemoteCommand } from "./remote-command-session.js";
 
 /**
  * Options of `attach` (core/v1 PodAttachOptions). The container must have been started with
@@ -30,13 +30,5 @@ export async function attachToPod(
   pod: string,
   options: AttachOptions = {},
 ): Promise<RemoteCommandSession> {
-  const request = client
-    .get()
-    .version("v1")
-    .namespace(namespace)
-    .resource("pods")
-    .name(pod)
-    .subresource("attach");
-  for (const [name, value] of remoteCommandParams(options)) request.param(name, value);
-  return openRemoteCommand(client, request.url(), options, { resource: "pods", name: pod });
+  return openPodRemoteCommand(client, namespace, pod, "attach", options);
 }

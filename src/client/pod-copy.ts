@@ -128,21 +128,13 @@ export async function copyToPod(
     : Promise.resolve();
   // A send cut short by the session's end shows in the status (or the command's failure).
   const sent = sending.catch(() => undefined);
-  let result: ExecResult | undefined;
-  let statusError: unknown;
-  try {
-    result = await session.status;
-  } catch (err) {
-    statusError = err;
-  }
+  const outcome = await commandOutcome(session);
   sessionEnded = true;
   archive.destroy();
   await Promise.all([producing, sent]);
-  if (result !== undefined && result.exitCode !== 0) {
-    throw new PodCopyCommandError(namespace, pod, command, result.exitCode, await stderr);
-  }
+  await assertCommandSucceeded(outcome, namespace, pod, command, stderr);
   if (readError !== undefined) throw readError;
-  if (result === undefined) throw statusError;
+  if ("error" in outcome) throw outcome.error;
 }
 
 /**
@@ -189,19 +181,38 @@ export async function copyFromPod(
     extractError = err;
     session.close();
   }
-  let result: ExecResult | undefined;
-  let statusError: unknown;
-  try {
-    result = await session.status;
-  } catch (err) {
-    statusError = err;
-  }
-  if (result !== undefined && result.exitCode !== 0) {
-    throw new PodCopyCommandError(namespace, pod, command, result.exitCode, await stderr);
-  }
+  const outcome = await commandOutcome(session);
+  await assertCommandSucceeded(outcome, namespace, pod, command, stderr);
   if (extracted === undefined) throw extractError;
-  if (result === undefined) throw statusError;
+  if ("error" in outcome) throw outcome.error;
   return extracted;
+}
+
+/** How a copy's command ended: its result, or why there is none. */
+type CommandOutcome = { readonly result: ExecResult } | { readonly error: unknown };
+
+/** Waits for the session's end; never rejects. */
+function commandOutcome(session: RemoteCommandSession): Promise<CommandOutcome> {
+  return session.status.then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/**
+ * @throws {PodCopyCommandError} when the command exited with a non-zero code, with what it
+ *   wrote to stderr.
+ */
+async function assertCommandSucceeded(
+  outcome: CommandOutcome,
+  namespace: string,
+  pod: string,
+  command: readonly string[],
+  stderr: Promise<string>,
+): Promise<void> {
+  if ("result" in outcome && outcome.result.exitCode !== 0) {
+    throw new PodCopyCommandError(namespace, pod, command, outcome.result.exitCode, await stderr);
+  }
 }
 
 /** kubectl's "filepath can not be empty". */

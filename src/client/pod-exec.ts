@@ -4,7 +4,7 @@
  */
 import type { RESTClient } from "../rest/rest-client.js";
 import type { RemoteCommandOptions, RemoteCommandSession } from "./remote-command-session.js";
-import { openRemoteCommand, remoteCommandParams } from "./remote-command-session.js";
+import { openPodRemoteCommand } from "./remote-command-session.js";
 
 /** Options of `exec`: the command and its streams (core/v1 PodExecOptions). */
 export interface ExecOptions extends RemoteCommandOptions {
@@ -35,14 +35,5 @@ export async function execInPod(
   if (options.command.length === 0) {
     throw new TypeError("exec needs a command: options.command is empty");
   }
-  const request = client
-    .get()
-    .version("v1")
-    .namespace(namespace)
-    .resource("pods")
-    .name(pod)
-    .subresource("exec");
-  for (const argument of options.command) request.param("command", argument);
-  for (const [name, value] of remoteCommandParams(options)) request.param(name, value);
-  return openRemoteCommand(client, request.url(), options, { resource: "pods", name: pod });
+  return openPodRemoteCommand(client, namespace, pod, "exec", options, options.command);
 }

@@ -10,6 +10,7 @@ import type { RESTClient } from "../rest/rest-client.js";
 import { forwardLocalConnection } from "./port-forward-connection.js";
 import type { ForwardedPort, ListenAddress, PortForwardSpec } from "./port-forward-ports.js";
 import { parseListenAddresses, parsePortForwardSpecs } from "./port-forward-ports.js";
+import { errorMessage } from "../core/error-message.js";
 
 /** Options of `portForward`. */
 export interface PortForwardOptions {
@@ -62,10 +63,7 @@ export class PortForwardListenError extends Error {
     readonly localPort: number,
     cause: unknown,
   ) {
-    super(
-      `unable to listen on ${address}:${localPort}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    );
+    super(`unable to listen on ${address}:${localPort}: ${errorMessage(cause)}`, { cause });
     this.name = "PortForwardListenError";
   }
 }

@@ -10,12 +10,14 @@ import type { Socket } from "node:net";
 import type WebSocket from "ws";
 import type { RESTClient } from "../rest/rest-client.js";
 import { openApiWebSocket } from "./api-websocket.js";
-import { encodeChannelMessage } from "./websocket-channels.js";
+import {
+  encodeChannelMessage,
+  encodePortPrefix,
+  PORT_FORWARD_CHANNEL_PROTOCOL,
+} from "../core/websocket-channels.js";
 import { startHeartbeat } from "./websocket-heartbeat.js";
 import type { ForwardedPort } from "./port-forward-ports.js";
-
-/** The subprotocol of WebSocket port forwarding. */
-export const PORT_FORWARD_PROTOCOL = "v4.channel.k8s.io";
+import { errorMessage } from "../core/error-message.js";
 
 const DATA_CHANNEL = 0;
 const ERROR_CHANNEL = 1;
@@ -63,7 +65,7 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
   let ws: WebSocket;
   try {
     ({ socket: ws } = await openApiWebSocket(client, url, {
-      protocols: [PORT_FORWARD_PROTOCOL],
+      protocols: [PORT_FORWARD_CHANNEL_PROTOCOL],
       signal,
       errorTarget: { resource: "pods", name: pod },
     }));
@@ -102,8 +104,7 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
       let payload = data.subarray(1);
       if (channel === DATA_CHANNEL || channel === ERROR_CHANNEL) {
         const prefix = Math.min(pendingPrefix[channel]!, payload.length);
-        const expected = Buffer.alloc(PORT_PREFIX_BYTES);
-        expected.writeUInt16LE(port.remote);
+        const expected = encodePortPrefix(port.remote);
         const offset = PORT_PREFIX_BYTES - pendingPrefix[channel]!;
         if (!payload.subarray(0, prefix).equals(expected.subarray(offset, offset + prefix))) {
           fail(`the server's channel ${channel} does not start with port ${port.remote}`);
@@ -151,8 +152,4 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
     ws.resume();
     local.resume();
   });
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -7,12 +7,11 @@ import { finished } from "node:stream/promises";
 import type WebSocket from "ws";
 import type { Clock } from "../core/clock.js";
 import type { RESTClient } from "../rest/rest-client.js";
-import type { ApiWebSocketTarget } from "./api-websocket-target.js";
 import { openApiWebSocket } from "./api-websocket.js";
 import type { ExecResult } from "./exec-result.js";
 import { decodeExecResult } from "./exec-result.js";
 import { StreamClosedError, StreamProtocolError } from "./stream-errors.js";
-import type { TerminalSize } from "./websocket-channels.js";
+import type { TerminalSize } from "../core/websocket-channels.js";
 import {
   decodeChannelMessage,
   encodeChannelMessage,
@@ -21,7 +20,7 @@ import {
   REMOTE_COMMAND_PROTOCOL_V5,
   REMOTE_COMMAND_PROTOCOLS,
   RemoteCommandChannel,
-} from "./websocket-channels.js";
+} from "../core/websocket-channels.js";
 import { startHeartbeat } from "./websocket-heartbeat.js";
 
 /** The WebSocket close code of a normal closure (RFC 6455 section 7.4.1). */
@@ -114,42 +113,45 @@ export interface RemoteCommandSession {
 }
 
 /**
- * Opens a remote command WebSocket at `url` (pods/exec or pods/attach, its query built by
- * the caller) offering v5 then v4, and returns the running session.
+ * Opens the remote command WebSocket of `pods/POD/SUBRESOURCE` in `namespace` (`exec` or
+ * `attach`) offering v5 then v4, and returns the running session. The query carries
+ * `command` (one `command` parameter per element, exec only) then the stream parameters of
+ * `options`: `container`, and `stdin`, `stdout`, `stderr`, `tty` when true (client-go omits
+ * false ones: the fields of PodExecOptions/PodAttachOptions are `omitempty`), with the
+ * defaults applied (stdout on, stderr on unless tty).
  *
+ * @throws {TypeError} when the namespace or pod is not a valid path segment.
  * @throws as `openApiWebSocket` (StatusError, StreamUpgradeError, TransportError,
  *   RequestTimeoutError, the signal's reason).
  */
-export async function openRemoteCommand(
+export async function openPodRemoteCommand(
   client: RESTClient,
-  url: URL,
+  namespace: string,
+  pod: string,
+  subresource: "exec" | "attach",
   options: RemoteCommandOptions,
-  errorTarget: ApiWebSocketTarget,
+  command: readonly string[] = [],
 ): Promise<RemoteCommandSession> {
-  const { socket, protocol } = await openApiWebSocket(client, url, {
+  const request = client
+    .get()
+    .version("v1")
+    .namespace(namespace)
+    .resource("pods")
+    .name(pod)
+    .subresource(subresource);
+  for (const argument of command) request.param("command", argument);
+  if (options.container !== undefined) request.param("container", options.container);
+  const tty = options.tty === true;
+  if (isRequested(options.stdin, false)) request.param("stdin", true);
+  if (isRequested(options.stdout, true)) request.param("stdout", true);
+  if (isRequested(options.stderr, !tty)) request.param("stderr", true);
+  if (tty) request.param("tty", true);
+  const { socket, protocol } = await openApiWebSocket(client, request.url(), {
     protocols: REMOTE_COMMAND_PROTOCOLS,
     signal: options.signal,
-    errorTarget,
+    errorTarget: { resource: "pods", name: pod },
   });
   return new ChannelSession(socket, protocol, client.clock, options);
-}
-
-/**
- * Adds the stream parameters of `options` (PodExecOptions/PodAttachOptions) to `url`:
- * `container`, and `stdin`, `stdout`, `stderr`, `tty` when true (client-go omits false
- * ones: the fields are `omitempty`). Applies the defaults (stdout on, stderr on unless tty).
- */
-export function remoteCommandParams(
-  options: RemoteCommandOptions,
-): [name: string, value: string | boolean][] {
-  const params: [string, string | boolean][] = [];
-  if (options.container !== undefined) params.push(["container", options.container]);
-  const tty = options.tty === true;
-  if (isRequested(options.stdin, false)) params.push(["stdin", true]);
-  if (isRequested(options.stdout, true)) params.push(["stdout", true]);
-  if (isRequested(options.stderr, !tty)) params.push(["stderr", true]);
-  if (tty) params.push(["tty", true]);
-  return params;
 }
 
 function isRequested(option: boolean | object | undefined, byDefault: boolean): boolean {

@@ -24,6 +24,7 @@ import {
   type EventSink,
 } from "./event-sink.js";
 import { sprintf } from "./sprintf.js";
+import { errorMessage } from "../core/error-message.js";
 
 /**
  * client-go's recorder limits (`tools/record/event.go`, `tools/events/event_broadcaster.go`):
@@ -220,7 +221,7 @@ export class EventRecorder {
     } catch (err) {
       this.#logger.error("event recorder: dropping event after an unexpected error", {
         reason,
-        error: err instanceof Error ? err.message : String(err),
+        error: errorMessage(err),
       });
     }
   }
@@ -391,7 +392,7 @@ export class EventRecorder {
           return;
         }
         if (this.#requests.signal.aborted) return;
-        const error = err instanceof Error ? err.message : String(err);
+        const error = errorMessage(err);
         if (tries >= this.#maxTries || this.#noRetries) {
           this.#logger.error("event recorder: unable to write event, dropping it", {
             ...describe(job.event),

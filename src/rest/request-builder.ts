@@ -3,8 +3,8 @@
  */
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
+import { formatGoDuration } from "../core/go-duration.js";
 import { StatusError } from "../core/status.js";
-import { formatGoDuration } from "./go-duration.js";
 import { LineStream } from "./line-stream.js";
 import type { PatchType } from "./patch-type.js";
 import { ResponseDecodeError } from "./request-errors.js";

@@ -4,10 +4,7 @@
  * success body.
  */
 
-/** The message of an unknown thrown value. */
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from "../core/error-message.js";
 
 /** The first `code` string found on an error or along its `cause` chain. */
 export function errorCodeOf(err: unknown): string | undefined {
@@ -23,7 +20,7 @@ export function errorCodeOf(err: unknown): string | undefined {
 /** The suffix client-go appends when an earlier attempt of the same request failed differently. */
 function previousAttemptSuffix(message: string, previous: unknown): string {
   if (previous === undefined) return "";
-  const text = messageOf(previous);
+  const text = errorMessage(previous);
   return text === message ? "" : ` - error from a previous attempt: ${text}`;
 }
 
@@ -46,7 +43,7 @@ export class TransportError extends Error {
 
   constructor(method: string, url: string, cause: unknown, previousAttemptError?: unknown) {
     const shown = redactUrl(url);
-    const base = `${method} ${shown}: ${redactText(messageOf(cause), url)}`;
+    const base = `${method} ${shown}: ${redactText(errorMessage(cause), url)}`;
     super(base + previousAttemptSuffix(base, previousAttemptError), { cause });
     this.name = "TransportError";
     this.method = method;
@@ -162,7 +159,7 @@ export class ResponseDecodeError extends Error {
 
   constructor(statusCode: number, contentType: string | undefined, cause: unknown) {
     super(
-      `could not decode the ${statusCode} response body${contentType ? ` (${contentType})` : ""} as JSON: ${messageOf(cause)}`,
+      `could not decode the ${statusCode} response body${contentType ? ` (${contentType})` : ""} as JSON: ${errorMessage(cause)}`,
       { cause },
     );
     this.name = "ResponseDecodeError";

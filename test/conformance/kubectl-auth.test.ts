@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
-import type { KubectlResult } from "../support/kubectl.js";
+import { describe, expect, it } from "vitest";
+import {
+  hasKubectl,
+  tableRows,
+  warnIfNoKubectl,
+  succeeded,
+  useKubectlSession,
+} from "../support/kubectl.js";
 
 /**
  * `kubectl auth can-i` and `kubectl auth whoami` against `kubekit serve`: the server has no
@@ -9,43 +14,31 @@ import type { KubectlResult } from "../support/kubectl.js";
  * here: `kubekit serve` without --tls has no authentication).
  */
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl auth conformance tests");
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
+warnIfNoKubectl("the kubectl auth conformance tests");
 describe.skipIf(!hasKubectl)("kubectl auth against kubekit serve", () => {
-  let session: KubectlSession;
-
-  beforeAll(async () => {
-    session = await KubectlSession.start();
-  }, 60_000);
-
-  afterAll(async () => {
-    await session?.stop();
-  });
+  const session = useKubectlSession();
 
   it("can-i create pods says yes and exits 0", async () => {
-    expect(ok(await session.run(["auth", "can-i", "create", "pods"]))).toBe("yes\n");
+    expect(succeeded(await session().run(["auth", "can-i", "create", "pods"]))).toBe("yes\n");
   });
 
   it("can-i answers yes for any verb, resource, namespace and non-resource URL", async () => {
     expect(
-      ok(await session.run(["auth", "can-i", "delete", "deployments.apps", "-n", "kube-system"])),
+      succeeded(
+        await session().run(["auth", "can-i", "delete", "deployments.apps", "-n", "kube-system"]),
+      ),
     ).toBe("yes\n");
-    expect(ok(await session.run(["auth", "can-i", "*", "*", "--all-namespaces"]))).toBe("yes\n");
-    expect(ok(await session.run(["auth", "can-i", "get", "/logs"]))).toBe("yes\n");
+    expect(succeeded(await session().run(["auth", "can-i", "*", "*", "--all-namespaces"]))).toBe(
+      "yes\n",
+    );
+    expect(succeeded(await session().run(["auth", "can-i", "get", "/logs"]))).toBe("yes\n");
     // --quiet answers with the exit code alone.
-    const quiet = await session.run(["auth", "can-i", "list", "secrets", "--quiet"]);
-    expect(ok(quiet)).toBe("");
+    const quiet = await session().run(["auth", "can-i", "list", "secrets", "--quiet"]);
+    expect(succeeded(quiet)).toBe("");
   });
 
   it("can-i --list lists every verb on every resource and non-resource URL", async () => {
-    const rows = tableRows(ok(await session.run(["auth", "can-i", "--list"])));
+    const rows = tableRows(succeeded(await session().run(["auth", "can-i", "--list"])));
     expect(rows).toEqual([
       ["Resources", "Non-Resource URLs", "Resource Names", "Verbs"],
       ["*.*", "[]", "[]", "[*]"],
@@ -54,13 +47,13 @@ describe.skipIf(!hasKubectl)("kubectl auth against kubekit serve", () => {
   });
 
   it("whoami prints the requester", async () => {
-    const rows = tableRows(ok(await session.run(["auth", "whoami"])));
+    const rows = tableRows(succeeded(await session().run(["auth", "whoami"])));
     expect(rows).toEqual([
       ["ATTRIBUTE", "VALUE"],
       ["Username", "system:anonymous"],
       ["Groups", "[system:unauthenticated]"],
     ]);
-    const json = JSON.parse(ok(await session.run(["auth", "whoami", "-o", "json"]))) as {
+    const json = JSON.parse(succeeded(await session().run(["auth", "whoami", "-o", "json"]))) as {
       kind: string;
       status: { userInfo: { username: string } };
     };
@@ -71,7 +64,7 @@ describe.skipIf(!hasKubectl)("kubectl auth against kubekit serve", () => {
   // --validate=false: kubectl validates a kind without a PATCH operation (create-only) against
   // /openapi/v2, which kubekit does not serve.
   it("kubectl create -f of a SubjectAccessReview prints the allowed review", async () => {
-    const path = await session.writeManifest(
+    const path = await session().writeManifest(
       "sar.yaml",
       `apiVersion: authorization.k8s.io/v1
 kind: SubjectAccessReview
@@ -81,7 +74,7 @@ spec:
 `,
     );
     const review = JSON.parse(
-      ok(await session.run(["create", "--validate=false", "-f", path, "-o", "json"])),
+      succeeded(await session().run(["create", "--validate=false", "-f", path, "-o", "json"])),
     ) as {
       status: { allowed: boolean };
     };

@@ -1,23 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  tableRows,
+  warnIfNoKubectl,
+  succeeded,
+  failed,
+} from "../support/kubectl.js";
 import type { KubectlResult } from "../support/kubectl.js";
 
-if (!hasKubectl) console.warn("kubectl is not on PATH: skipping the kubectl CRD conformance tests");
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
-/** Asserts kubectl failed with rc 1 and returns its stderr. */
-function failed(result: KubectlResult): string {
-  expect(result.code, `kubectl unexpectedly exited ${String(result.code)}:\n${result.stdout}`).toBe(
-    1,
-  );
-  return result.stderr;
-}
-
+warnIfNoKubectl("the kubectl CRD conformance tests");
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -66,10 +58,10 @@ describe.skipIf(!hasKubectl)(
 
     beforeAll(async () => {
       session = await KubectlSession.start();
-      ok(await kubectl("create", "namespace", "crd"));
+      succeeded(await kubectl("create", "namespace", "crd"));
       // Warm kubectl's discovery cache before the CRD exists, so that later commands must
       // notice the new group (kubectl re-fetches discovery when a resource is missing).
-      ok(await kubectl("get", "pods", "-n", "crd"));
+      succeeded(await kubectl("get", "pods", "-n", "crd"));
     });
 
     afterAll(async () => {
@@ -81,9 +73,9 @@ describe.skipIf(!hasKubectl)(
 
     it("apply -f creates the CRD and wait --for=condition=established succeeds", async () => {
       const path = await session.writeManifest("crd.yaml", CRD);
-      expect(ok(await kubectl("apply", "-f", path))).toBe(`${crd} created\n`);
+      expect(succeeded(await kubectl("apply", "-f", path))).toBe(`${crd} created\n`);
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "wait",
             "--for=condition=established",
@@ -93,7 +85,7 @@ describe.skipIf(!hasKubectl)(
         ),
       ).toBe(`${crd} condition met\n`);
       const conditions = JSON.parse(
-        ok(
+        succeeded(
           await kubectl("get", "crd", "widgets.example.com", "-o", "jsonpath={.status.conditions}"),
         ),
       ) as { type: string; status: string }[];
@@ -103,14 +95,16 @@ describe.skipIf(!hasKubectl)(
           ["Established", "True"],
         ]),
       );
-      const rows = tableRows(ok(await kubectl("get", "crd")));
+      const rows = tableRows(succeeded(await kubectl("get", "crd")));
       expect(rows[0]).toEqual(["NAME", "CREATED AT"]);
       expect(rows[1]?.[0]).toBe("widgets.example.com");
       expect(rows[1]?.[1]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     });
 
     it("the new resource appears in api-resources with its short name", async () => {
-      const lines = ok(await kubectl("api-resources", "--api-group=example.com")).split("\n");
+      const lines = succeeded(await kubectl("api-resources", "--api-group=example.com")).split(
+        "\n",
+      );
       expect(lines.map((line) => line.trim().split(/\s+/))).toContainEqual([
         "widgets",
         "wd",
@@ -123,12 +117,12 @@ describe.skipIf(!hasKubectl)(
     it("apply -f creates widgets; get widgets / wd / widget NAME print the printer columns", async () => {
       const w1 = await session.writeManifest("w1.yaml", widget("w1", 3, "red"));
       const w2 = await session.writeManifest("w2.yaml", widget("w2", 7, "blue"));
-      expect(ok(await kubectl("apply", "-f", w1))).toBe("widget.example.com/w1 created\n");
-      expect(ok(await kubectl("apply", "-f", w2))).toBe("widget.example.com/w2 created\n");
-      expect(ok(await kubectl("apply", "-f", w1))).toBe("widget.example.com/w1 unchanged\n");
+      expect(succeeded(await kubectl("apply", "-f", w1))).toBe("widget.example.com/w1 created\n");
+      expect(succeeded(await kubectl("apply", "-f", w2))).toBe("widget.example.com/w2 created\n");
+      expect(succeeded(await kubectl("apply", "-f", w1))).toBe("widget.example.com/w1 unchanged\n");
 
       for (const resource of ["widgets", "wd", "widgets.example.com", "widget"]) {
-        const rows = tableRows(ok(await kubectl("get", resource, "-n", "crd")));
+        const rows = tableRows(succeeded(await kubectl("get", resource, "-n", "crd")));
         expect(rows[0], resource).toEqual(["NAME", "SIZE", "COLOR", "AGE"]);
         expect(
           rows.slice(1).map((r) => r.slice(0, 3)),
@@ -139,12 +133,12 @@ describe.skipIf(!hasKubectl)(
         ]);
         expect(rows[1]?.[3]).toMatch(/^\d+s$/);
       }
-      const single = tableRows(ok(await kubectl("get", "widget", "w2", "-n", "crd")));
+      const single = tableRows(succeeded(await kubectl("get", "widget", "w2", "-n", "crd")));
       expect(single).toEqual([
         ["NAME", "SIZE", "COLOR", "AGE"],
         ["w2", "7", "blue", expect.stringMatching(/^\d+s$/) as unknown as string],
       ]);
-      const all = tableRows(ok(await kubectl("get", "wd", "-A")));
+      const all = tableRows(succeeded(await kubectl("get", "wd", "-A")));
       expect(all[0]).toEqual(["NAMESPACE", "NAME", "SIZE", "COLOR", "AGE"]);
       expect(all.slice(1).map((r) => r.slice(0, 2))).toEqual([
         ["crd", "w1"],
@@ -152,7 +146,7 @@ describe.skipIf(!hasKubectl)(
       ]);
 
       const object = JSON.parse(
-        ok(await kubectl("get", "wd", "w1", "-n", "crd", "-o", "json")),
+        succeeded(await kubectl("get", "wd", "w1", "-n", "crd", "-o", "json")),
       ) as {
         apiVersion: string;
         kind: string;
@@ -163,16 +157,18 @@ describe.skipIf(!hasKubectl)(
       expect(object.kind).toBe("Widget");
       expect(object.metadata).toMatchObject({ name: "w1", namespace: "crd", generation: 1 });
       expect(object.spec).toEqual({ size: 3, color: "red" });
-      expect(ok(await kubectl("get", "wd", "-n", "crd", "-o", "name"))).toBe(
+      expect(succeeded(await kubectl("get", "wd", "-n", "crd", "-o", "name"))).toBe(
         "widget.example.com/w1\nwidget.example.com/w2\n",
       );
     });
 
     it("apply -f with a change prints configured (merge patch for custom resources)", async () => {
       const w1 = await session.writeManifest("w1.yaml", widget("w1", 4, "red"));
-      expect(ok(await kubectl("apply", "-f", w1))).toBe("widget.example.com/w1 configured\n");
+      expect(succeeded(await kubectl("apply", "-f", w1))).toBe(
+        "widget.example.com/w1 configured\n",
+      );
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "get",
             "wd",
@@ -201,12 +197,12 @@ describe.skipIf(!hasKubectl)(
           "the body of the request was in an unknown format - accepted media types include: " +
           "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml\n",
       );
-      expect(ok(await kubectl("get", "wd", "w1", "-n", "crd", "-o", "jsonpath={.spec.size}"))).toBe(
-        "4",
-      );
+      expect(
+        succeeded(await kubectl("get", "wd", "w1", "-n", "crd", "-o", "jsonpath={.spec.size}")),
+      ).toBe("4");
 
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "patch",
             "widget",
@@ -221,7 +217,7 @@ describe.skipIf(!hasKubectl)(
         ),
       ).toBe("widget.example.com/w1 patched\n");
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "patch",
             "widget",
@@ -235,28 +231,28 @@ describe.skipIf(!hasKubectl)(
           ),
         ),
       ).toBe("widget.example.com/w1 patched\n");
-      const rows = tableRows(ok(await kubectl("get", "wd", "w1", "-n", "crd")));
+      const rows = tableRows(succeeded(await kubectl("get", "wd", "w1", "-n", "crd")));
       expect(rows[1]?.slice(0, 3)).toEqual(["w1", "5", "green"]);
     });
 
     it("label and server-side apply work on custom resources", async () => {
-      expect(ok(await kubectl("label", "wd", "w2", "-n", "crd", "tier=gold"))).toBe(
+      expect(succeeded(await kubectl("label", "wd", "w2", "-n", "crd", "tier=gold"))).toBe(
         "widget.example.com/w2 labeled\n",
       );
-      expect(ok(await kubectl("get", "wd", "-n", "crd", "-l", "tier=gold", "-o", "name"))).toBe(
-        "widget.example.com/w2\n",
-      );
+      expect(
+        succeeded(await kubectl("get", "wd", "-n", "crd", "-l", "tier=gold", "-o", "name")),
+      ).toBe("widget.example.com/w2\n");
       const w3 = await session.writeManifest("w3.yaml", widget("w3", 1, "black"));
-      expect(ok(await kubectl("apply", "--server-side", "-f", w3))).toBe(
+      expect(succeeded(await kubectl("apply", "--server-side", "-f", w3))).toBe(
         "widget.example.com/w3 serverside-applied\n",
       );
       expect(
-        ok(await kubectl("get", "wd", "w3", "-n", "crd", "-o", "jsonpath={.spec.color}")),
+        succeeded(await kubectl("get", "wd", "w3", "-n", "crd", "-o", "jsonpath={.spec.color}")),
       ).toBe("black");
     });
 
     it("delete crd removes the resource: get widgets then fails", async () => {
-      expect(ok(await kubectl("delete", "crd", "widgets.example.com"))).toBe(
+      expect(succeeded(await kubectl("delete", "crd", "widgets.example.com"))).toBe(
         `customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted\n`,
       );
       expect(failed(await kubectl("get", "crd", "widgets.example.com"))).toBe(
@@ -270,7 +266,9 @@ describe.skipIf(!hasKubectl)(
       );
       // api-resources always re-fetches discovery: the group is gone, and with that fresh
       // cache kubectl no longer knows the resource type at all.
-      const listed = tableRows(ok(await kubectl("api-resources", "--api-group=example.com")));
+      const listed = tableRows(
+        succeeded(await kubectl("api-resources", "--api-group=example.com")),
+      );
       expect(listed).toEqual([["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]]);
       expect(failed(await kubectl("get", "wd", "-n", "crd"))).toBe(
         'error: the server doesn\'t have a resource type "wd"\n',

@@ -3,11 +3,16 @@ import { accessSync, constants } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession, type KubectlResult } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  type KubectlResult,
+  warnIfNoKubectl,
+  succeeded,
+  useKubectlSession,
+} from "../support/kubectl.js";
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl exec/attach/cp conformance tests");
-
+warnIfNoKubectl("the kubectl exec/attach/cp conformance tests");
 /** util-linux `script`, to give `kubectl exec -it` a terminal. */
 const hasScript = ((): boolean => {
   try {
@@ -17,11 +22,6 @@ const hasScript = ((): boolean => {
     return false;
   }
 })();
-
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
 
 /**
  * kubectl exec, attach and cp against `kubekit serve` without the simulated cluster: the pod
@@ -51,8 +51,8 @@ describe.skipIf(!hasKubectl).each([
         '  - {name: main, image: "busybox:1.36", stdin: true, env: [{name: GREETING, value: hello}]}',
       ].join("\n"),
     );
-    ok(await kubectl("create", "-f", manifest));
-    ok(
+    succeeded(await kubectl("create", "-f", manifest));
+    succeeded(
       await kubectl(
         "patch",
         "pod",
@@ -77,7 +77,7 @@ describe.skipIf(!hasKubectl).each([
   });
 
   it("runs the kubectl the dispatcher picks for the server's minor", async () => {
-    const version = JSON.parse(ok(await kubectl("version", "--client", "-o", "json"))) as {
+    const version = JSON.parse(succeeded(await kubectl("version", "--client", "-o", "json"))) as {
       clientVersion: { minor: string };
     };
     // A build that is not a release reports "32+" (the dispatcher's own kubectl does).
@@ -85,7 +85,7 @@ describe.skipIf(!hasKubectl).each([
   });
 
   it("kubectl exec POD -- echo hi prints hi", async () => {
-    expect(ok(await kubectl("exec", "web", "--", "echo", "hi"))).toBe("hi\n");
+    expect(succeeded(await kubectl("exec", "web", "--", "echo", "hi"))).toBe("hi\n");
   });
 
   it("propagates the exit code of the command", async () => {
@@ -105,7 +105,7 @@ describe.skipIf(!hasKubectl).each([
   });
 
   it("sees the container's environment and host name", async () => {
-    const out = ok(
+    const out = succeeded(
       await kubectl("exec", "web", "--", "sh", "-c", 'echo "$GREETING $HOSTNAME"; hostname'),
     );
     expect(out).toBe("hello web\nweb\n");
@@ -184,19 +184,25 @@ describe.skipIf(!hasKubectl).each([
     await writeFile(join(local, "tree", "a.txt"), "a\n");
     await writeFile(join(local, "tree", "sub", "b.txt"), "b\n");
 
-    ok(await kubectl("cp", join(local, "one.txt"), "web:/tmp/one.txt"));
-    expect(ok(await kubectl("exec", "web", "--", "cat", "/tmp/one.txt"))).toBe("single file\n");
-    ok(await kubectl("cp", join(local, "tree"), "web:/tmp/tree"));
+    succeeded(await kubectl("cp", join(local, "one.txt"), "web:/tmp/one.txt"));
+    expect(succeeded(await kubectl("exec", "web", "--", "cat", "/tmp/one.txt"))).toBe(
+      "single file\n",
+    );
+    succeeded(await kubectl("cp", join(local, "tree"), "web:/tmp/tree"));
     expect(
-      ok(await kubectl("exec", "web", "--", "cat", "/tmp/tree/a.txt", "/tmp/tree/sub/b.txt")),
+      succeeded(
+        await kubectl("exec", "web", "--", "cat", "/tmp/tree/a.txt", "/tmp/tree/sub/b.txt"),
+      ),
     ).toBe("a\nb\n");
     // Into an existing directory: kubectl asks `test -d` first and copies into it.
-    ok(await kubectl("cp", join(local, "one.txt"), "web:/tmp/tree"));
-    expect(ok(await kubectl("exec", "web", "--", "ls", "/tmp/tree"))).toBe("a.txt\none.txt\nsub\n");
+    succeeded(await kubectl("cp", join(local, "one.txt"), "web:/tmp/tree"));
+    expect(succeeded(await kubectl("exec", "web", "--", "ls", "/tmp/tree"))).toBe(
+      "a.txt\none.txt\nsub\n",
+    );
 
-    ok(await kubectl("cp", "web:/tmp/one.txt", join(local, "back.txt")));
+    succeeded(await kubectl("cp", "web:/tmp/one.txt", join(local, "back.txt")));
     expect(await readFile(join(local, "back.txt"), "utf8")).toBe("single file\n");
-    ok(await kubectl("cp", "web:/tmp/tree", join(local, "tree-back")));
+    succeeded(await kubectl("cp", "web:/tmp/tree", join(local, "tree-back")));
     expect(await readFile(join(local, "tree-back", "a.txt"), "utf8")).toBe("a\n");
     expect(await readFile(join(local, "tree-back", "sub", "b.txt"), "utf8")).toBe("b\n");
     expect(await readFile(join(local, "tree-back", "one.txt"), "utf8")).toBe("single file\n");
@@ -211,7 +217,7 @@ describe.skipIf(!hasKubectl).each([
       while (!attach.stdout.includes("from-main")) {
         if (Date.now() > deadline)
           throw new Error(`attach printed: ${attach.stdout}${attach.stderr}`);
-        ok(await kubectl("exec", "web", "--", "sh", "-c", "echo from-main > /proc/1/fd/1"));
+        succeeded(await kubectl("exec", "web", "--", "sh", "-c", "echo from-main > /proc/1/fd/1"));
         await attach
           .waitFor((s) => s.stdout.includes("from-main"), "the attached output", 500)
           .catch(() => undefined);
@@ -220,34 +226,26 @@ describe.skipIf(!hasKubectl).each([
     } finally {
       await attach.stop();
     }
-    expect(ok(await kubectl("logs", "web"))).toContain("from-main\n");
+    expect(succeeded(await kubectl("logs", "web"))).toContain("from-main\n");
   });
 });
 
 describe.skipIf(!hasKubectl)(
   "kubectl exec against kubekit serve with its simulated cluster",
   () => {
-    let session: KubectlSession;
-    const kubectl = (...args: string[]): Promise<KubectlResult> => session.run(args);
-
-    beforeAll(async () => {
-      session = await KubectlSession.start();
-    }, 60_000);
-
-    afterAll(async () => {
-      await session?.stop();
-    });
+    const session = useKubectlSession();
+    const kubectl = (...args: string[]): Promise<KubectlResult> => session().run(args);
 
     it("kubectl run, wait until Ready, exec and cp, as against a real cluster", async () => {
-      ok(await kubectl("run", "shell", "--image=busybox:1.36", "--", "sleep", "3600"));
-      ok(await kubectl("wait", "--for=condition=Ready", "pod/shell", "--timeout=30s"));
+      succeeded(await kubectl("run", "shell", "--image=busybox:1.36", "--", "sleep", "3600"));
+      succeeded(await kubectl("wait", "--for=condition=Ready", "pod/shell", "--timeout=30s"));
       expect(
-        ok(await kubectl("exec", "shell", "--", "sh", "-c", "hostname && echo $HOSTNAME")),
+        succeeded(await kubectl("exec", "shell", "--", "sh", "-c", "hostname && echo $HOSTNAME")),
       ).toBe("shell\nshell\n");
-      const file = join(session.dir, "greeting.txt");
+      const file = join(session().dir, "greeting.txt");
       await writeFile(file, "hello cluster\n");
-      ok(await kubectl("cp", file, "shell:/tmp/greeting.txt"));
-      expect(ok(await kubectl("exec", "shell", "--", "cat", "/tmp/greeting.txt"))).toBe(
+      succeeded(await kubectl("cp", file, "shell:/tmp/greeting.txt"));
+      expect(succeeded(await kubectl("exec", "shell", "--", "cat", "/tmp/greeting.txt"))).toBe(
         "hello cluster\n",
       );
     });

@@ -1,7 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SIMULATION_ANNOTATIONS } from "../../src/testing/cluster/simulated-cluster-options.js";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
-import type { KubectlResult } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  tableRows,
+  warnIfNoKubectl,
+  succeeded,
+  useKubectlSession,
+} from "../support/kubectl.js";
 
 /**
  * Pods under `kubekit serve` (which runs the simulated cluster by default) with real kubectl:
@@ -9,35 +14,21 @@ import type { KubectlResult } from "../support/kubectl.js";
  * `logs`, `describe` and `delete` behave as against a cluster.
  */
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl pods conformance tests");
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
+warnIfNoKubectl("the kubectl pods conformance tests");
 describe.skipIf(!hasKubectl)("kubectl and pods against kubekit serve's cluster", () => {
-  let session: KubectlSession;
-
-  beforeAll(async () => {
-    session = await KubectlSession.start();
-  }, 60_000);
-
-  afterAll(async () => {
-    await session?.stop();
-  });
+  const session = useKubectlSession();
 
   it("kubectl run, then wait --for=condition=Ready", async () => {
-    expect(ok(await session.run(["run", "web", "--image=nginx"]))).toBe("pod/web created\n");
+    expect(succeeded(await session().run(["run", "web", "--image=nginx"]))).toBe(
+      "pod/web created\n",
+    );
     expect(
-      ok(await session.run(["wait", "--for=condition=Ready", "pod/web", "--timeout=30s"])),
+      succeeded(await session().run(["wait", "--for=condition=Ready", "pod/web", "--timeout=30s"])),
     ).toBe("pod/web condition met\n");
   });
 
   it("get pods -o wide shows Running, the pod IP and the node", async () => {
-    const rows = tableRows(ok(await session.run(["get", "pods", "web", "-o", "wide"])));
+    const rows = tableRows(succeeded(await session().run(["get", "pods", "web", "-o", "wide"])));
     expect(rows[0]).toEqual([
       "NAME",
       "READY",
@@ -57,13 +48,13 @@ describe.skipIf(!hasKubectl)("kubectl and pods against kubekit serve's cluster",
   });
 
   it("logs shows the simulated output", async () => {
-    expect(ok(await session.run(["logs", "web"]))).toBe(
+    expect(succeeded(await session().run(["logs", "web"]))).toBe(
       "kubekit: container web (image nginx) started\n",
     );
   });
 
   it("describe pod shows the node, the IP, the conditions and the events", async () => {
-    const out = ok(await session.run(["describe", "pod", "web"]));
+    const out = succeeded(await session().run(["describe", "pod", "web"]));
     expect(out).toMatch(/^Node:\s+kubekit-node-\d+\/172\.18\.0\.\d+$/m);
     expect(out).toMatch(/^Status:\s+Running$/m);
     expect(out).toMatch(/^IP:\s+10\.244\.\d+\.\d+$/m);
@@ -82,15 +73,15 @@ describe.skipIf(!hasKubectl)("kubectl and pods against kubekit serve's cluster",
   });
 
   it("delete pod returns once the pod is gone", async () => {
-    expect(ok(await session.run(["delete", "pod", "web"]))).toBe('pod "web" deleted\n');
-    const after = await session.run(["get", "pod", "web"]);
+    expect(succeeded(await session().run(["delete", "pod", "web"]))).toBe('pod "web" deleted\n');
+    const after = await session().run(["get", "pod", "web"]);
     expect(after.code).toBe(1);
     expect(after.stderr).toContain('pods "web" not found');
   });
 
   it("a restartPolicy Never pod runs its echo to completion", async () => {
-    ok(
-      await session.run([
+    succeeded(
+      await session().run([
         "run",
         "hello",
         "--image=busybox",
@@ -100,22 +91,22 @@ describe.skipIf(!hasKubectl)("kubectl and pods against kubekit serve's cluster",
         "hi there",
       ]),
     );
-    ok(
-      await session.run([
+    succeeded(
+      await session().run([
         "wait",
         "--for=jsonpath={.status.phase}=Succeeded",
         "pod/hello",
         "--timeout=30s",
       ]),
     );
-    expect(ok(await session.run(["logs", "hello"]))).toBe("hi there\n");
-    const rows = tableRows(ok(await session.run(["get", "pod", "hello"])));
+    expect(succeeded(await session().run(["logs", "hello"]))).toBe("hi there\n");
+    const rows = tableRows(succeeded(await session().run(["get", "pod", "hello"])));
     expect(rows[1]?.slice(0, 4)).toEqual(["hello", "0/1", "Completed", "0"]);
   });
 
   it("a failing container shows CrashLoopBackOff", async () => {
-    ok(
-      await session.run([
+    succeeded(
+      await session().run([
         "run",
         "crash",
         "--image=busybox",
@@ -123,15 +114,15 @@ describe.skipIf(!hasKubectl)("kubectl and pods against kubekit serve's cluster",
         `--annotations=${SIMULATION_ANNOTATIONS.runMs}=0`,
       ]),
     );
-    ok(
-      await session.run([
+    succeeded(
+      await session().run([
         "wait",
         "--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=CrashLoopBackOff",
         "pod/crash",
         "--timeout=30s",
       ]),
     );
-    const rows = tableRows(ok(await session.run(["get", "pod", "crash"])));
+    const rows = tableRows(succeeded(await session().run(["get", "pod", "crash"])));
     expect(rows[1]?.slice(0, 3)).toEqual(["crash", "0/1", "CrashLoopBackOff"]);
     expect(rows[1]?.[3]).toMatch(/^1 \(.+ ago\)$/);
   });

@@ -7,12 +7,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiServer } from "../../src/testing/api-server.js";
 import { ApiClient } from "../support/api-client.js";
-import { hasKubectl, KubectlSession, KubectlStream } from "../support/kubectl.js";
+import { hasKubectl, KubectlSession, KubectlStream, warnIfNoKubectl } from "../support/kubectl.js";
 import { createNamespace } from "../support/server-test-helpers.js";
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl port-forward conformance tests");
-
+warnIfNoKubectl("the kubectl port-forward conformance tests");
 const ns = "forward";
 const TOKEN = "port-forward-token";
 

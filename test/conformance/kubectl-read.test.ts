@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  tableRows,
+  warnIfNoKubectl,
+  succeeded,
+} from "../support/kubectl.js";
 import type { KubectlResult } from "../support/kubectl.js";
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl read conformance tests");
-
+warnIfNoKubectl("the kubectl read conformance tests");
 const AGE = /^\d+[smhd]/;
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
 
 /** Rows of a table without the header, keyed by the first cell. */
 function rowsByName(rows: string[][]): Map<string, string[]> {
@@ -58,9 +56,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
 
   /** Creates a namespace and applies a multi-document manifest into it. */
   async function seed(namespace: string, documents: readonly string[]): Promise<void> {
-    ok(await kubectl("create", "namespace", namespace));
+    succeeded(await kubectl("create", "namespace", namespace));
     const path = await session.writeManifest(`${namespace}.yaml`, documents.join("\n---\n"));
-    ok(await kubectl("create", "-f", path));
+    succeeded(await kubectl("create", "-f", path));
   }
 
   beforeAll(async () => {
@@ -77,9 +75,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
 
   it("kubectl version shows the server version (minor 32) without a skew warning", async () => {
     const result = await kubectl("version");
-    expect(ok(result)).toMatch(/^Server Version: v1\.32\.\d+\S*$/m);
+    expect(succeeded(result)).toMatch(/^Server Version: v1\.32\.\d+\S*$/m);
     expect(result.stderr).toBe("");
-    const json = JSON.parse(ok(await kubectl("version", "-o", "json"))) as {
+    const json = JSON.parse(succeeded(await kubectl("version", "-o", "json"))) as {
       serverVersion: { major: string; minor: string; gitVersion: string };
     };
     expect(json.serverVersion.major).toBe("1");
@@ -88,7 +86,7 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
   });
 
   it("kubectl api-resources lists built-ins with short names, groups and scope", async () => {
-    const out = ok(await kubectl("api-resources"));
+    const out = succeeded(await kubectl("api-resources"));
     const lines = out.split("\n").map((line) => line.trim().split(/\s+/));
     expect(lines[0]).toEqual(["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]);
     expect(lines).toContainEqual(["pods", "po", "v1", "true", "Pod"]);
@@ -101,7 +99,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
       "false",
       "CustomResourceDefinition",
     ]);
-    const apps = ok(await kubectl("api-resources", "--api-group=apps", "-o", "name")).split("\n");
+    const apps = succeeded(await kubectl("api-resources", "--api-group=apps", "-o", "name")).split(
+      "\n",
+    );
     expect(apps).toContain("deployments.apps");
     expect(apps).toContain("statefulsets.apps");
     expect(apps).not.toContain("pods");
@@ -126,12 +126,12 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
 
   it("kubectl get pods in an empty (even absent) namespace reports no resources, rc 0", async () => {
     const result = await kubectl("get", "pods", "-n", "read-nothing-here");
-    expect(ok(result)).toBe("");
+    expect(succeeded(result)).toBe("");
     expect(result.stderr).toBe("No resources found in read-nothing-here namespace.\n");
   });
 
   it("kubectl get namespaces shows the system namespaces as Active", async () => {
-    const rows = tableRows(ok(await kubectl("get", "namespaces")));
+    const rows = tableRows(succeeded(await kubectl("get", "namespaces")));
     expect(rows[0]).toEqual(["NAME", "STATUS", "AGE"]);
     const byName = rowsByName(rows);
     for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
@@ -144,7 +144,7 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
       podManifest("read-pods", "solo", ["main"]),
       podManifest("read-pods", "duo", ["main", "helper"]),
     ]);
-    const rows = tableRows(ok(await kubectl("get", "pods", "-n", "read-pods")));
+    const rows = tableRows(succeeded(await kubectl("get", "pods", "-n", "read-pods")));
     expect(rows[0]).toEqual(["NAME", "READY", "STATUS", "RESTARTS", "AGE"]);
     expect(rows).toHaveLength(3);
     expect(rows.slice(1).map((r) => r[0])).toEqual(["duo", "solo"]);
@@ -153,15 +153,15 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     expect(byName.get("duo")?.slice(0, 4)).toEqual(["duo", "0/2", "Pending", "0"]);
     expect(byName.get("solo")?.[4]).toMatch(AGE);
 
-    const short = tableRows(ok(await kubectl("get", "po", "-n", "read-pods")));
+    const short = tableRows(succeeded(await kubectl("get", "po", "-n", "read-pods")));
     expect(short.map((r) => r.slice(0, 4))).toEqual(rows.map((r) => r.slice(0, 4)));
 
-    const single = tableRows(ok(await kubectl("get", "pod", "solo", "-n", "read-pods")));
+    const single = tableRows(succeeded(await kubectl("get", "pod", "solo", "-n", "read-pods")));
     expect(single).toHaveLength(2);
     expect(single[1]?.slice(0, 4)).toEqual(["solo", "0/1", "Pending", "0"]);
 
     const labelled = tableRows(
-      ok(await kubectl("get", "pods", "-n", "read-pods", "--show-labels")),
+      succeeded(await kubectl("get", "pods", "-n", "read-pods", "--show-labels")),
     );
     expect(labelled[0]).toEqual(["NAME", "READY", "STATUS", "RESTARTS", "AGE", "LABELS"]);
     expect(rowsByName(labelled).get("duo")?.[5]).toBe("app=duo");
@@ -169,7 +169,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
 
   it("kubectl get deploy -o wide adds containers, images and selector", async () => {
     await seed("read-deploy", [deploymentManifest("read-deploy")]);
-    const rows = tableRows(ok(await kubectl("get", "deploy", "-n", "read-deploy", "-o", "wide")));
+    const rows = tableRows(
+      succeeded(await kubectl("get", "deploy", "-n", "read-deploy", "-o", "wide")),
+    );
     expect(rows[0]).toEqual([
       "NAME",
       "READY",
@@ -186,7 +188,7 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     expect(web[1]).toMatch(/^\d+\/3$/);
     expect(web[4]).toMatch(AGE);
     expect(web.slice(5)).toEqual(["nginx,sidecar", "nginx:1.27,busybox:1.36", "app=web"]);
-    const narrow = tableRows(ok(await kubectl("get", "deploy", "-n", "read-deploy")));
+    const narrow = tableRows(succeeded(await kubectl("get", "deploy", "-n", "read-deploy")));
     expect(narrow[0]).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
   });
 
@@ -228,17 +230,17 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
       ]);
     };
     const json = JSON.parse(
-      ok(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "json")),
+      succeeded(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "json")),
     ) as Deployment;
     check(json);
     const yaml = parseYaml(
-      ok(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "yaml")),
+      succeeded(await kubectl("get", "deploy", "web", "-n", "read-json", "-o", "yaml")),
     ) as Deployment;
     check(yaml);
     expect(yaml.metadata.uid).toBe(json.metadata.uid);
 
     const list = JSON.parse(
-      ok(await kubectl("get", "deploy", "-n", "read-json", "-o", "json")),
+      succeeded(await kubectl("get", "deploy", "-n", "read-json", "-o", "json")),
     ) as {
       apiVersion: string;
       kind: string;
@@ -249,9 +251,9 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
     expect(list.items).toHaveLength(1);
     check(list.items[0] as Deployment);
 
-    const name = ok(await kubectl("get", "deploy", "-n", "read-json", "-o", "name"));
+    const name = succeeded(await kubectl("get", "deploy", "-n", "read-json", "-o", "name"));
     expect(name).toBe("deployment.apps/web\n");
-    const path = ok(
+    const path = succeeded(
       await kubectl(
         "get",
         "deploy",
@@ -272,7 +274,7 @@ describe.skipIf(!hasKubectl)("kubectl reads against kubekit serve", () => {
       names.map((n) => podManifest("read-chunk", n, ["main"])),
     );
     const result = await kubectl("get", "pods", "-A", "--chunk-size=2", "-v=6");
-    const rows = tableRows(ok(result));
+    const rows = tableRows(succeeded(result));
     expect(rows[0]).toEqual(["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]);
     expect(rows.filter((r) => r[0] === "NAMESPACE")).toHaveLength(1);
     const chunkRows = rows.filter((r) => r[0] === "read-chunk");
@@ -299,7 +301,7 @@ spec:
   ports: [{port: 80, targetPort: 8080}]
 `,
     ]);
-    const out = ok(await kubectl("get", "all", "-n", "read-all"));
+    const out = succeeded(await kubectl("get", "all", "-n", "read-all"));
     const sections = out.split("\n\n").map((s) => tableRows(s));
     const pods = sections.find((s) => s[0]?.[0] === "NAME" && s[1]?.[0]?.startsWith("pod/"));
     expect(pods?.[0]).toEqual(["NAME", "READY", "STATUS", "RESTARTS", "AGE"]);

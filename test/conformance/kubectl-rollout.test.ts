@@ -1,6 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/server-test-helpers.js";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  succeeded,
+  tableRows,
+  useKubectlSession,
+  warnIfNoKubectl,
+} from "../support/kubectl.js";
 import type { KubectlResult } from "../support/kubectl.js";
 
 /**
@@ -12,42 +18,29 @@ import type { KubectlResult } from "../support/kubectl.js";
  * pods Ready and the Deployment Available.
  */
 
-if (!hasKubectl) {
-  console.warn("kubectl is not on PATH: skipping the kubectl rollout conformance tests");
-}
+warnIfNoKubectl("the kubectl rollout conformance tests");
 
 const NS = "rollout";
 const ROLLOUT_TIMEOUT = "--timeout=30s";
 
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}\n${result.stdout}`).toBe(0);
-  return result.stdout;
-}
-
 describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", () => {
-  let session: KubectlSession;
-  const kubectl = (...args: string[]): Promise<KubectlResult> => session.run([...args, "-n", NS]);
+  const session = useKubectlSession(["--controllers", "replicaset,deployment"]);
+  const kubectl = (...args: string[]): Promise<KubectlResult> => session().run([...args, "-n", NS]);
 
   beforeAll(async () => {
-    session = await KubectlSession.start(["--controllers", "replicaset,deployment"]);
-    ok(await session.run(["create", "namespace", NS]));
-  }, 60_000);
-
-  afterAll(async () => {
-    await session?.stop();
+    succeeded(await session().run(["create", "namespace", NS]));
   });
 
   /** `kubectl get rs` of the Deployment: name → [desired, current, ready]. */
   async function replicaSets(): Promise<Map<string, string[]>> {
-    const rows = tableRows(ok(await kubectl("get", "rs", "-l", "app=web")));
+    const rows = tableRows(succeeded(await kubectl("get", "rs", "-l", "app=web")));
     expect(rows[0]).toEqual(["NAME", "DESIRED", "CURRENT", "READY", "AGE"]);
     return new Map(rows.slice(1).map((row) => [row[0] ?? "", row.slice(1, 4)]));
   }
 
   /** The images of the Deployment's pods that are not being deleted. */
   async function podImages(): Promise<string[]> {
-    const out = ok(
+    const out = succeeded(
       await kubectl(
         "get",
         "pods",
@@ -69,7 +62,7 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
     await eventually(
       `${count} pods left`,
       async () => {
-        const out = ok(await kubectl("get", "pods", "-l", "app=web", "-o", "name"));
+        const out = succeeded(await kubectl("get", "pods", "-l", "app=web", "-o", "name"));
         return out.trim().split("\n").filter(Boolean).length === count ? true : undefined;
       },
       15_000,
@@ -77,12 +70,12 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
   }
 
   it("create deployment --replicas=3, then rollout status succeeds and get shows 3/3", async () => {
-    expect(ok(await kubectl("create", "deployment", "web", "--image=nginx", "--replicas=3"))).toBe(
-      "deployment.apps/web created\n",
-    );
-    const status = ok(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
+    expect(
+      succeeded(await kubectl("create", "deployment", "web", "--image=nginx", "--replicas=3")),
+    ).toBe("deployment.apps/web created\n");
+    const status = succeeded(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
     expect(status).toMatch(/deployment "web" successfully rolled out\n$/);
-    const rows = tableRows(ok(await kubectl("get", "deployment", "web")));
+    const rows = tableRows(succeeded(await kubectl("get", "deployment", "web")));
     expect(rows[0]).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
     expect(rows[1]?.slice(0, 4)).toEqual(["web", "3/3", "3", "3"]);
     const sets = await replicaSets();
@@ -93,8 +86,8 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
 
   it("set image rolls out a second ReplicaSet; the first is left at 0", async () => {
     const [first] = [...(await replicaSets()).keys()];
-    ok(await kubectl("set", "image", "deployment/web", "nginx=nginx:1.27"));
-    ok(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("set", "image", "deployment/web", "nginx=nginx:1.27"));
+    succeeded(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
     const sets = await replicaSets();
     expect(sets.size).toBe(2);
     expect(sets.get(first ?? "")).toEqual(["0", "0", "0"]);
@@ -105,9 +98,9 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
   });
 
   it("rollout history lists both revisions with their change-cause, and shows one revision's template", async () => {
-    ok(await kubectl("annotate", "deployment/web", "kubernetes.io/change-cause=image 1.27"));
+    succeeded(await kubectl("annotate", "deployment/web", "kubernetes.io/change-cause=image 1.27"));
     const history = await eventually("change-cause on revision 2", async () => {
-      const rows = tableRows(ok(await kubectl("rollout", "history", "deployment/web")));
+      const rows = tableRows(succeeded(await kubectl("rollout", "history", "deployment/web")));
       return rows[3]?.[1] === "image 1.27" ? rows : undefined;
     });
     expect(history).toEqual([
@@ -116,27 +109,29 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
       ["1", "<none>"],
       ["2", "image 1.27"],
     ]);
-    const second = ok(await kubectl("rollout", "history", "deployment/web", "--revision=2"));
+    const second = succeeded(await kubectl("rollout", "history", "deployment/web", "--revision=2"));
     expect(second).toContain("deployment.apps/web with revision #2");
     expect(second).toContain("pod-template-hash=");
     expect(second).toContain("Image:	nginx:1.27");
-    const first = ok(await kubectl("rollout", "history", "deployment/web", "--revision=1"));
+    const first = succeeded(await kubectl("rollout", "history", "deployment/web", "--revision=1"));
     expect(first).toContain("Image:	nginx\n");
   });
 
   it("rollout undo returns to the first template, which becomes revision 3", async () => {
-    expect(ok(await kubectl("rollout", "undo", "deployment/web"))).toBe(
+    expect(succeeded(await kubectl("rollout", "undo", "deployment/web"))).toBe(
       "deployment.apps/web rolled back\n",
     );
-    ok(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
     await settledPods(3);
     expect(await podImages()).toEqual(["nginx", "nginx", "nginx"]);
-    expect(tableRows(ok(await kubectl("rollout", "history", "deployment/web"))).slice(2)).toEqual([
+    expect(
+      tableRows(succeeded(await kubectl("rollout", "history", "deployment/web"))).slice(2),
+    ).toEqual([
       ["2", "image 1.27"],
       ["3", "<none>"],
     ]);
     expect(
-      ok(
+      succeeded(
         await kubectl(
           "get",
           "deployment",
@@ -151,14 +146,14 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
 
   it("rollout restart rolls out a new ReplicaSet with the restartedAt annotation", async () => {
     const before = new Set((await replicaSets()).keys());
-    expect(ok(await kubectl("rollout", "restart", "deployment/web"))).toBe(
+    expect(succeeded(await kubectl("rollout", "restart", "deployment/web"))).toBe(
       "deployment.apps/web restarted\n",
     );
-    ok(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
     const sets = await replicaSets();
     const [restarted] = [...sets.keys()].filter((name) => !before.has(name));
     expect(sets.get(restarted ?? "")).toEqual(["3", "3", "3"]);
-    const annotation = ok(
+    const annotation = succeeded(
       await kubectl(
         "get",
         "rs",
@@ -168,17 +163,17 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
       ),
     );
     expect(annotation).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
-    expect(tableRows(ok(await kubectl("rollout", "history", "deployment/web"))).at(-1)?.[0]).toBe(
-      "4",
-    );
+    expect(
+      tableRows(succeeded(await kubectl("rollout", "history", "deployment/web"))).at(-1)?.[0],
+    ).toBe("4");
   });
 
   it("rollout pause holds a new template back; resume rolls it out", async () => {
-    ok(await kubectl("rollout", "pause", "deployment/web"));
+    succeeded(await kubectl("rollout", "pause", "deployment/web"));
     const before = new Set((await replicaSets()).keys());
-    ok(await kubectl("set", "image", "deployment/web", "nginx=nginx:1.28"));
+    succeeded(await kubectl("set", "image", "deployment/web", "nginx=nginx:1.28"));
     const paused = await eventually("the paused condition", async () => {
-      const out = ok(
+      const out = succeeded(
         await kubectl(
           "get",
           "deployment",
@@ -194,27 +189,29 @@ describe.skipIf(!hasKubectl)("kubectl rollout of Deployments on kubekit serve", 
     const undo = await kubectl("rollout", "undo", "deployment/web");
     expect(undo.code).not.toBe(0);
     expect(undo.stderr).toContain("you cannot rollback a paused deployment");
-    ok(await kubectl("rollout", "resume", "deployment/web"));
-    ok(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("rollout", "resume", "deployment/web"));
+    succeeded(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
     await settledPods(3);
     expect(await podImages()).toEqual(["nginx:1.28", "nginx:1.28", "nginx:1.28"]);
   });
 
   it("scale --replicas=5, then wait for the pods Ready and the Deployment Available", async () => {
-    expect(ok(await kubectl("scale", "deployment/web", "--replicas=5"))).toBe(
+    expect(succeeded(await kubectl("scale", "deployment/web", "--replicas=5"))).toBe(
       "deployment.apps/web scaled\n",
     );
-    ok(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("rollout", "status", "deployment/web", ROLLOUT_TIMEOUT));
     await settledPods(5);
-    const ready = ok(
+    const ready = succeeded(
       await kubectl("wait", "--for=condition=Ready", "pod", "-l", "app=web", ROLLOUT_TIMEOUT),
     );
     expect(ready.trim().split("\n")).toHaveLength(5);
     expect(ready).toMatch(/pod\/web-[a-z0-9]+-[a-z0-9]{5} condition met/);
     expect(
-      ok(await kubectl("wait", "--for=condition=Available", "deployment/web", ROLLOUT_TIMEOUT)),
+      succeeded(
+        await kubectl("wait", "--for=condition=Available", "deployment/web", ROLLOUT_TIMEOUT),
+      ),
     ).toBe("deployment.apps/web condition met\n");
-    const rows = tableRows(ok(await kubectl("get", "deployment", "web")));
+    const rows = tableRows(succeeded(await kubectl("get", "deployment", "web")));
     expect(rows[1]?.slice(0, 4)).toEqual(["web", "5/5", "5", "5"]);
   });
 });

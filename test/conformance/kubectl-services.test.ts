@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
-import type { KubectlResult } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  tableRows,
+  warnIfNoKubectl,
+  succeeded,
+} from "../support/kubectl.js";
 
 /**
  * Services, their endpoints and service accounts with real kubectl against `kubekit serve
@@ -10,15 +15,7 @@ import type { KubectlResult } from "../support/kubectl.js";
  * `kubectl create token` gets a token from the TokenRequest API.
  */
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl services conformance tests");
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
+warnIfNoKubectl("the kubectl services conformance tests");
 describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts", () => {
   let session: KubectlSession;
   /** The pods' IPs, in pod-name order (web-1, web-2). */
@@ -27,16 +24,18 @@ describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts",
   beforeAll(async () => {
     session = await KubectlSession.start(["--tls"]);
     for (const pod of ["web-1", "web-2"]) {
-      ok(await session.run(["run", pod, "--image=nginx:1.27", "--labels=app=web", "--port=8080"]));
+      succeeded(
+        await session.run(["run", pod, "--image=nginx:1.27", "--labels=app=web", "--port=8080"]),
+      );
     }
-    ok(await session.run(["create", "service", "clusterip", "web", "--tcp=80:8080"]));
-    ok(
+    succeeded(await session.run(["create", "service", "clusterip", "web", "--tcp=80:8080"]));
+    succeeded(
       await session.run(
         ["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=30s"],
         { timeoutMs: 40_000 },
       ),
     );
-    ips = ok(
+    ips = succeeded(
       await session.run([
         "get",
         "pods",
@@ -70,7 +69,9 @@ describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts",
 
   it("kubectl get endpointslices shows the Service's slice: IPv4, the target port, both pods", async () => {
     const rows = tableRows(
-      ok(await session.run(["get", "endpointslices", "-l", "kubernetes.io/service-name=web"])),
+      succeeded(
+        await session.run(["get", "endpointslices", "-l", "kubernetes.io/service-name=web"]),
+      ),
     );
     expect(rows[0]).toEqual(["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]);
     expect(rows).toHaveLength(2);
@@ -80,21 +81,21 @@ describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts",
   });
 
   it("kubectl get endpoints shows ip:port of the ready pods", async () => {
-    const rows = tableRows(ok(await session.run(["get", "endpoints", "web"])));
+    const rows = tableRows(succeeded(await session.run(["get", "endpoints", "web"])));
     expect(rows[0]).toEqual(["NAME", "ENDPOINTS", "AGE"]);
     const sorted = [...ips].sort();
     expect(rows[1]?.slice(0, 2)).toEqual(["web", sorted.map((ip) => `${ip}:8080`).join(",")]);
   });
 
   it("kubectl describe service lists the endpoints", async () => {
-    const out = ok(await session.run(["describe", "service", "web"]));
+    const out = succeeded(await session.run(["describe", "service", "web"]));
     expect(out).toMatch(/^Selector:\s+app=web$/m);
     const line = /^Endpoints:\s+(\S+)$/m.exec(out)?.[1];
     expect(line?.split(",").sort()).toEqual(ips.map((ip) => `${ip}:8080`).sort());
   });
 
   it("every namespace has a default ServiceAccount and the server's CA in kube-root-ca.crt", async () => {
-    ok(await session.run(["create", "namespace", "team"]));
+    succeeded(await session.run(["create", "namespace", "team"]));
     const deadline = Date.now() + 10_000;
     let ca = "";
     for (;;) {
@@ -114,7 +115,7 @@ describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts",
       if (Date.now() > deadline) throw new Error(`no kube-root-ca.crt in team:\n${out.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const caData = ok(
+    const caData = succeeded(
       await session.run([
         "config",
         "view",
@@ -125,12 +126,14 @@ describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts",
     );
     expect(ca).toBe(Buffer.from(caData, "base64").toString("utf8"));
     expect(ca).toMatch(/^-----BEGIN CERTIFICATE-----/);
-    const rows = tableRows(ok(await session.run(["get", "serviceaccounts", "-n", "team"])));
+    const rows = tableRows(succeeded(await session.run(["get", "serviceaccounts", "-n", "team"])));
     expect(rows.map((r) => r[0])).toEqual(["NAME", "default"]);
   });
 
   it("kubectl create token default prints a token for the ServiceAccount", async () => {
-    const token = ok(await session.run(["create", "token", "default", "--duration=10m"])).trim();
+    const token = succeeded(
+      await session.run(["create", "token", "default", "--duration=10m"]),
+    ).trim();
     const parts = token.split(".");
     expect(parts).toHaveLength(3);
     const claims = JSON.parse(Buffer.from(parts[1] ?? "", "base64url").toString("utf8")) as {

@@ -1,5 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession, tableRows } from "../support/kubectl.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  hasKubectl,
+  succeeded,
+  tableRows,
+  useKubectlSession,
+  warnIfNoKubectl,
+} from "../support/kubectl.js";
 import type { KubectlResult, KubectlStream } from "../support/kubectl.js";
 
 /**
@@ -9,21 +15,10 @@ import type { KubectlResult, KubectlStream } from "../support/kubectl.js";
  * to the previous one, a DaemonSet runs one pod per Node and `kubectl get ds` counts them.
  */
 
-if (!hasKubectl) {
-  console.warn("kubectl is not on PATH: skipping the StatefulSet and DaemonSet conformance tests");
-}
+warnIfNoKubectl("the StatefulSet and DaemonSet conformance tests");
 
 const NS = "workloads";
 const ROLLOUT_TIMEOUT = ["--timeout=30s"];
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(
-    result.code,
-    `kubectl failed (${String(result.signal)}):\n${result.stderr}\n${result.stdout}`,
-  ).toBe(0);
-  return result.stdout;
-}
 
 const STATEFUL_SET = `apiVersion: v1
 kind: Service
@@ -60,21 +55,16 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubekit serve", () => {
-  let session: KubectlSession;
-  const kubectl = (...args: string[]): Promise<KubectlResult> => session.run([...args, "-n", NS]);
+  const session = useKubectlSession();
+  const kubectl = (...args: string[]): Promise<KubectlResult> => session().run([...args, "-n", NS]);
 
   beforeAll(async () => {
-    session = await KubectlSession.start();
-    ok(await session.run(["create", "namespace", NS]));
-  }, 60_000);
-
-  afterAll(async () => {
-    await session?.stop();
+    succeeded(await session().run(["create", "namespace", NS]));
   });
 
   /** The images of the pods labelled `app=<app>`, by pod name. */
   async function images(app: string): Promise<Map<string, string>> {
-    const out = ok(
+    const out = succeeded(
       await kubectl(
         "get",
         "pods",
@@ -103,10 +93,12 @@ describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubeki
   }
 
   it("a StatefulSet of 3 rolls out: web-0..2 Running, READY 3/3", async () => {
-    ok(await session.run(["apply", "-f", "-"], { stdin: STATEFUL_SET }));
-    const status = ok(await kubectl("rollout", "status", "statefulset/web", ...ROLLOUT_TIMEOUT));
+    succeeded(await session().run(["apply", "-f", "-"], { stdin: STATEFUL_SET }));
+    const status = succeeded(
+      await kubectl("rollout", "status", "statefulset/web", ...ROLLOUT_TIMEOUT),
+    );
     expect(status).toContain("partitioned roll out complete: 3 new pods have been updated...");
-    const phases = ok(
+    const phases = succeeded(
       await kubectl(
         "get",
         "pods",
@@ -121,14 +113,14 @@ describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubeki
       "web-1=Running",
       "web-2=Running",
     ]);
-    const rows = tableRows(ok(await kubectl("get", "statefulset", "web")));
+    const rows = tableRows(succeeded(await kubectl("get", "statefulset", "web")));
     expect(rows[0]).toEqual(["NAME", "READY", "AGE"]);
     expect(rows[1]?.slice(0, 2)).toEqual(["web", "3/3"]);
-    expect(ok(await kubectl("get", "pvc", "-o", "name"))).toBe("");
+    expect(succeeded(await kubectl("get", "pvc", "-o", "name"))).toBe("");
   });
 
   it("set image rolls the StatefulSet out from web-2 down; history lists 2 revisions; undo rolls back", async () => {
-    const watch = session.stream([
+    const watch = session().stream([
       "get",
       "pods",
       "-n",
@@ -141,39 +133,41 @@ describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubeki
       "custom-columns=NAME:.metadata.name,DELETING:.metadata.deletionTimestamp",
     ]);
     await watch.waitFor((w) => w.stdout.includes("web-2"), "the watch to list the pods");
-    ok(await kubectl("set", "image", "statefulset/web", "nginx=nginx:1.26"));
-    ok(await kubectl("rollout", "status", "statefulset/web", ...ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("set", "image", "statefulset/web", "nginx=nginx:1.26"));
+    succeeded(await kubectl("rollout", "status", "statefulset/web", ...ROLLOUT_TIMEOUT));
     await watch.stop();
     expect(deletionOrder(watch)).toEqual(["web-2", "web-1", "web-0"]);
     expect([...(await images("web")).values()]).toEqual(Array(3).fill("nginx:1.26"));
 
-    const history = tableRows(ok(await kubectl("rollout", "history", "statefulset/web")));
+    const history = tableRows(succeeded(await kubectl("rollout", "history", "statefulset/web")));
     expect(history).toEqual([
       ["statefulset.apps/web"],
       ["REVISION", "CHANGE-CAUSE"],
       ["1", "<none>"],
       ["2", "<none>"],
     ]);
-    const first = ok(await kubectl("rollout", "history", "statefulset/web", "--revision=1"));
+    const first = succeeded(await kubectl("rollout", "history", "statefulset/web", "--revision=1"));
     expect(first).toContain("Image:	nginx:1.25");
 
-    expect(ok(await kubectl("rollout", "undo", "statefulset/web"))).toBe(
+    expect(succeeded(await kubectl("rollout", "undo", "statefulset/web"))).toBe(
       "statefulset.apps/web rolled back\n",
     );
-    ok(await kubectl("rollout", "status", "statefulset/web", ...ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("rollout", "status", "statefulset/web", ...ROLLOUT_TIMEOUT));
     expect([...(await images("web")).values()]).toEqual(Array(3).fill("nginx:1.25"));
-    expect(tableRows(ok(await kubectl("rollout", "history", "statefulset/web"))).slice(2)).toEqual([
+    expect(
+      tableRows(succeeded(await kubectl("rollout", "history", "statefulset/web"))).slice(2),
+    ).toEqual([
       ["2", "<none>"],
       ["3", "<none>"],
     ]);
   });
 
   it("a DaemonSet runs one pod per node; kubectl get ds counts them; rollout status, history and undo", async () => {
-    ok(await session.run(["apply", "-f", "-"], { stdin: DAEMON_SET }));
-    expect(ok(await kubectl("rollout", "status", "daemonset/agent", ...ROLLOUT_TIMEOUT))).toContain(
-      'daemon set "agent" successfully rolled out',
-    );
-    const nodes = ok(
+    succeeded(await session().run(["apply", "-f", "-"], { stdin: DAEMON_SET }));
+    expect(
+      succeeded(await kubectl("rollout", "status", "daemonset/agent", ...ROLLOUT_TIMEOUT)),
+    ).toContain('daemon set "agent" successfully rolled out');
+    const nodes = succeeded(
       await kubectl(
         "get",
         "pods",
@@ -188,7 +182,7 @@ describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubeki
       "kubekit-node-2",
       "kubekit-node-3",
     ]);
-    const rows = tableRows(ok(await kubectl("get", "ds", "agent")));
+    const rows = tableRows(succeeded(await kubectl("get", "ds", "agent")));
     expect(rows[0]).toEqual([
       "NAME",
       "DESIRED",
@@ -201,18 +195,20 @@ describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubeki
     ]);
     expect(rows[1]?.slice(0, 7)).toEqual(["agent", "3", "3", "3", "3", "3", "<none>"]);
 
-    ok(await kubectl("set", "image", "daemonset/agent", "agent=busybox:1.37"));
-    ok(await kubectl("rollout", "status", "daemonset/agent", ...ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("set", "image", "daemonset/agent", "agent=busybox:1.37"));
+    succeeded(await kubectl("rollout", "status", "daemonset/agent", ...ROLLOUT_TIMEOUT));
     expect([...(await images("agent")).values()]).toEqual(Array(3).fill("busybox:1.37"));
-    expect(tableRows(ok(await kubectl("rollout", "history", "daemonset/agent"))).slice(1)).toEqual([
+    expect(
+      tableRows(succeeded(await kubectl("rollout", "history", "daemonset/agent"))).slice(1),
+    ).toEqual([
       ["REVISION", "CHANGE-CAUSE"],
       ["1", "<none>"],
       ["2", "<none>"],
     ]);
-    expect(ok(await kubectl("rollout", "undo", "daemonset/agent"))).toBe(
+    expect(succeeded(await kubectl("rollout", "undo", "daemonset/agent"))).toBe(
       "daemonset.apps/agent rolled back\n",
     );
-    ok(await kubectl("rollout", "status", "daemonset/agent", ...ROLLOUT_TIMEOUT));
+    succeeded(await kubectl("rollout", "status", "daemonset/agent", ...ROLLOUT_TIMEOUT));
     expect([...(await images("agent")).values()]).toEqual(Array(3).fill("busybox:1.36"));
   });
 });

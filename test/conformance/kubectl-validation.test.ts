@@ -1,27 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  warnIfNoKubectl,
+  succeeded,
+  failed,
+} from "../support/kubectl.js";
 import type { KubectlResult } from "../support/kubectl.js";
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl validation conformance tests");
-
+warnIfNoKubectl("the kubectl validation conformance tests");
 /**
  * Real kubectl against `kubekit serve`: per-kind validation (422 with kube-apiserver's field
  * paths, as kubectl prints them), defaults visible in `kubectl get -o yaml`, a forbidden Pod
  * spec update, and a Service's clusterIP kept from client-side to server-side apply.
  */
-
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
-function failed(result: KubectlResult): string {
-  expect(result.code, `kubectl unexpectedly exited ${String(result.code)}:\n${result.stdout}`).toBe(
-    1,
-  );
-  return result.stderr;
-}
 
 const POD_UPDATE_MESSAGE =
   "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
@@ -32,7 +24,7 @@ describe.skipIf(!hasKubectl)("kubectl: validation, defaulting and allocated valu
 
   beforeAll(async () => {
     session = await KubectlSession.start();
-    ok(await kubectl("create", "namespace", "val"));
+    succeeded(await kubectl("create", "namespace", "val"));
   });
 
   afterAll(async () => {
@@ -99,8 +91,8 @@ spec:
   });
 
   it("shows server defaults in kubectl get -o yaml", async () => {
-    ok(await kubectl("run", "web", "-n", "val", "--image=nginx"));
-    const yaml = ok(await kubectl("get", "pod", "web", "-n", "val", "-o", "yaml"));
+    succeeded(await kubectl("run", "web", "-n", "val", "--image=nginx"));
+    const yaml = succeeded(await kubectl("get", "pod", "web", "-n", "val", "-o", "yaml"));
     for (const line of [
       "  dnsPolicy: ClusterFirst",
       "  enableServiceLinks: true",
@@ -114,8 +106,8 @@ spec:
     ]) {
       expect(yaml).toContain(`${line}\n`);
     }
-    ok(await kubectl("create", "deployment", "web", "-n", "val", "--image=nginx:1.27"));
-    const deploy = ok(await kubectl("get", "deployment", "web", "-n", "val", "-o", "yaml"));
+    succeeded(await kubectl("create", "deployment", "web", "-n", "val", "--image=nginx:1.27"));
+    const deploy = succeeded(await kubectl("get", "deployment", "web", "-n", "val", "-o", "yaml"));
     for (const line of [
       "  progressDeadlineSeconds: 600",
       "  revisionHistoryLimit: 10",
@@ -129,16 +121,16 @@ spec:
   });
 
   it("rejects a forbidden pod spec update and accepts an image change", async () => {
-    ok(await kubectl("run", "frozen", "-n", "val", "--image=nginx:1.26"));
+    succeeded(await kubectl("run", "frozen", "-n", "val", "--image=nginx:1.26"));
     const patch = JSON.stringify({
       spec: { containers: [{ name: "frozen", env: [{ name: "A", value: "1" }] }] },
     });
     expect(failed(await kubectl("patch", "pod", "frozen", "-n", "val", "-p", patch))).toBe(
       `The Pod "frozen" is invalid: spec: Forbidden: ${POD_UPDATE_MESSAGE}\n`,
     );
-    ok(await kubectl("set", "image", "pod/frozen", "frozen=nginx:1.27", "-n", "val"));
+    succeeded(await kubectl("set", "image", "pod/frozen", "frozen=nginx:1.27", "-n", "val"));
     expect(
-      ok(
+      succeeded(
         await kubectl(
           "get",
           "pod",
@@ -163,14 +155,14 @@ spec:
   ports: [{port: 80, targetPort: 8080}]
 `,
     );
-    ok(await kubectl("apply", "-f", path));
-    const ip = ok(
+    succeeded(await kubectl("apply", "-f", path));
+    const ip = succeeded(
       await kubectl("get", "service", "web", "-n", "val", "-o", "jsonpath={.spec.clusterIP}"),
     );
     expect(ip).toMatch(/^10\.96\.\d+\.\d+$/);
-    ok(await kubectl("apply", "--server-side", "-f", path));
+    succeeded(await kubectl("apply", "--server-side", "-f", path));
     expect(
-      ok(
+      succeeded(
         await kubectl(
           "get",
           "service",
@@ -182,9 +174,11 @@ spec:
         ),
       ),
     ).toBe(`${ip} ${ip}`);
-    ok(await kubectl("apply", "-f", path));
+    succeeded(await kubectl("apply", "-f", path));
     expect(
-      ok(await kubectl("get", "service", "web", "-n", "val", "-o", "jsonpath={.spec.clusterIP}")),
+      succeeded(
+        await kubectl("get", "service", "web", "-n", "val", "-o", "jsonpath={.spec.clusterIP}"),
+      ),
     ).toBe(ip);
   });
 });

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession, parseJsonStream, tableRows } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  parseJsonStream,
+  tableRows,
+  warnIfNoKubectl,
+  succeeded,
+} from "../support/kubectl.js";
 import type { KubectlResult, KubectlStream } from "../support/kubectl.js";
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl watch/wait conformance tests");
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
+warnIfNoKubectl("the kubectl watch/wait conformance tests");
 /** Table rows (header excluded) whose cell `column` is `name`. */
 function rowsNamed(stdout: string, name: string, column = 0): string[][] {
   return tableRows(stdout).filter((row) => row[column] === name);
@@ -48,14 +47,14 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
   });
 
   it("get cm -w prints the table, then one row per change without repeating the header", async () => {
-    ok(await kubectl("create", "namespace", "w-table"));
-    ok(await kubectl("create", "configmap", "pre", "-n", "w-table", "--from-literal=a=1"));
+    succeeded(await kubectl("create", "namespace", "w-table"));
+    succeeded(await kubectl("create", "configmap", "pre", "-n", "w-table", "--from-literal=a=1"));
     const watch = stream("get", "cm", "-w", "-n", "w-table");
     await watch.waitFor((s) => /^NAME\s+DATA\s+AGE$/m.test(s.stdout), "the table header");
 
-    ok(await kubectl("create", "configmap", "live", "-n", "w-table", "--from-literal=a=1"));
-    ok(await kubectl("label", "configmap", "live", "-n", "w-table", "x=y"));
-    ok(await kubectl("delete", "configmap", "live", "-n", "w-table"));
+    succeeded(await kubectl("create", "configmap", "live", "-n", "w-table", "--from-literal=a=1"));
+    succeeded(await kubectl("label", "configmap", "live", "-n", "w-table", "x=y"));
+    succeeded(await kubectl("delete", "configmap", "live", "-n", "w-table"));
     await watch.waitFor(
       (s) => rowsNamed(s.stdout, "live").length >= 3,
       "three rows for configmap live",
@@ -76,14 +75,14 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
   });
 
   it("get cm -w --output-watch-events labels each row ADDED, MODIFIED, DELETED", async () => {
-    ok(await kubectl("create", "namespace", "w-events"));
-    ok(await kubectl("create", "configmap", "pre", "-n", "w-events"));
+    succeeded(await kubectl("create", "namespace", "w-events"));
+    succeeded(await kubectl("create", "configmap", "pre", "-n", "w-events"));
     const watch = stream("get", "cm", "-w", "--output-watch-events", "-n", "w-events");
     await watch.waitFor((s) => rowsNamed(s.stdout, "pre", 1).length === 1, "the initial row");
 
-    ok(await kubectl("create", "configmap", "ev", "-n", "w-events", "--from-literal=a=1"));
-    ok(await kubectl("annotate", "configmap", "ev", "-n", "w-events", "note=hi"));
-    ok(await kubectl("delete", "configmap", "ev", "-n", "w-events"));
+    succeeded(await kubectl("create", "configmap", "ev", "-n", "w-events", "--from-literal=a=1"));
+    succeeded(await kubectl("annotate", "configmap", "ev", "-n", "w-events", "note=hi"));
+    succeeded(await kubectl("delete", "configmap", "ev", "-n", "w-events"));
     await watch.waitFor(
       (s) => rowsNamed(s.stdout, "ev", 1).length >= 3,
       "three events for configmap ev",
@@ -101,10 +100,10 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
   });
 
   it("get cm NAME -w --output-watch-events -o json streams ADDED (current state), MODIFIED, DELETED", async () => {
-    ok(await kubectl("create", "namespace", "w-json"));
-    ok(await kubectl("create", "configmap", "w1", "-n", "w-json", "--from-literal=a=1"));
-    ok(await kubectl("create", "configmap", "bystander", "-n", "w-json"));
-    const createdRv = ok(
+    succeeded(await kubectl("create", "namespace", "w-json"));
+    succeeded(await kubectl("create", "configmap", "w1", "-n", "w-json", "--from-literal=a=1"));
+    succeeded(await kubectl("create", "configmap", "bystander", "-n", "w-json"));
+    const createdRv = succeeded(
       await kubectl(
         "get",
         "configmap",
@@ -129,9 +128,9 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
     const events = (): WatchEvent[] => parseJsonStream(watch.stdout) as WatchEvent[];
     await watch.waitFor(() => events().length >= 1, "the initial ADDED event");
 
-    ok(await kubectl("label", "configmap", "w1", "-n", "w-json", "x=y"));
-    ok(await kubectl("label", "configmap", "bystander", "-n", "w-json", "x=y"));
-    ok(await kubectl("delete", "configmap", "w1", "-n", "w-json"));
+    succeeded(await kubectl("label", "configmap", "w1", "-n", "w-json", "x=y"));
+    succeeded(await kubectl("label", "configmap", "bystander", "-n", "w-json", "x=y"));
+    succeeded(await kubectl("delete", "configmap", "w1", "-n", "w-json"));
     await watch.waitFor(() => events().some((e) => e.type === "DELETED"), "the DELETED event");
     await watch.stop();
 
@@ -152,8 +151,8 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
   });
 
   it("wait --for=delete returns once a concurrent delete removes the object", async () => {
-    ok(await kubectl("create", "namespace", "w-delete"));
-    ok(await kubectl("create", "configmap", "doomed", "-n", "w-delete"));
+    succeeded(await kubectl("create", "namespace", "w-delete"));
+    succeeded(await kubectl("create", "configmap", "doomed", "-n", "w-delete"));
     const wait = stream(
       "wait",
       "--for=delete",
@@ -165,14 +164,14 @@ describe.skipIf(!hasKubectl)("kubectl watch and wait against kubekit serve", () 
     );
     await wait.waitFor((s) => WATCH_REQUEST.test(s.stderr), "kubectl wait to open its watch");
     expect(wait.stdout).toBe("");
-    ok(await kubectl("delete", "configmap", "doomed", "-n", "w-delete"));
+    succeeded(await kubectl("delete", "configmap", "doomed", "-n", "w-delete"));
     const result = await wait.exited;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("configmap/doomed condition met\n");
   });
 
   it("delete of an object held by a finalizer waits until the finalizer is removed", async () => {
-    ok(await kubectl("create", "namespace", "w-final"));
+    succeeded(await kubectl("create", "namespace", "w-final"));
     const path = await session.writeManifest(
       "held.yaml",
       `apiVersion: v1
@@ -180,21 +179,21 @@ kind: ConfigMap
 metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
 `,
     );
-    ok(await kubectl("create", "-f", path));
+    succeeded(await kubectl("create", "-f", path));
     const deletion = stream("delete", "configmap", "held", "-n", "w-final", "-v=6");
     await deletion.waitFor(
       (s) => WATCH_REQUEST.test(s.stderr),
       "kubectl delete to watch for the deletion",
     );
     const pending = JSON.parse(
-      ok(await kubectl("get", "configmap", "held", "-n", "w-final", "-o", "json")),
+      succeeded(await kubectl("get", "configmap", "held", "-n", "w-final", "-o", "json")),
     ) as {
       metadata: { deletionTimestamp?: string; finalizers?: string[] };
     };
     expect(pending.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(pending.metadata.finalizers).toEqual(["example.com/hold"]);
 
-    ok(
+    succeeded(
       await kubectl(
         "patch",
         "configmap",
@@ -213,8 +212,8 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
   });
 
   it("wait --for=condition=Ready succeeds when the status subresource sets the condition", async () => {
-    ok(await kubectl("create", "namespace", "w-cond"));
-    ok(await kubectl("run", "ready", "-n", "w-cond", "--image=busybox:1.36"));
+    succeeded(await kubectl("create", "namespace", "w-cond"));
+    succeeded(await kubectl("run", "ready", "-n", "w-cond", "--image=busybox:1.36"));
     const wait = stream(
       "wait",
       "--for=condition=Ready",
@@ -225,7 +224,7 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
       "-v=6",
     );
     await wait.waitFor((s) => WATCH_REQUEST.test(s.stderr), "kubectl wait to open its watch");
-    ok(
+    succeeded(
       await kubectl(
         "patch",
         "pod",
@@ -244,8 +243,8 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
   });
 
   it("wait times out with the documented message when the condition never holds", async () => {
-    ok(await kubectl("create", "namespace", "w-timeout"));
-    ok(await kubectl("run", "stuck", "-n", "w-timeout", "--image=busybox:1.36"));
+    succeeded(await kubectl("create", "namespace", "w-timeout"));
+    succeeded(await kubectl("run", "stuck", "-n", "w-timeout", "--image=busybox:1.36"));
     const result = await kubectl(
       "wait",
       "--for=condition=Ready",
@@ -265,6 +264,6 @@ metadata: {name: held, namespace: w-final, finalizers: [example.com/hold]}
       "namespace/default",
       "--timeout=10s",
     );
-    expect(ok(result)).toBe("namespace/default condition met\n");
+    expect(succeeded(result)).toBe("namespace/default condition met\n");
   });
 });

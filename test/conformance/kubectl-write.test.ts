@@ -1,24 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasKubectl, KubectlSession } from "../support/kubectl.js";
+import {
+  hasKubectl,
+  KubectlSession,
+  warnIfNoKubectl,
+  succeeded,
+  failed,
+} from "../support/kubectl.js";
 import type { KubectlResult } from "../support/kubectl.js";
 
-if (!hasKubectl)
-  console.warn("kubectl is not on PATH: skipping the kubectl write conformance tests");
-
-/** Asserts kubectl succeeded (showing stderr otherwise) and returns its stdout. */
-function ok(result: KubectlResult): string {
-  expect(result.code, `kubectl failed:\n${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
-/** Asserts kubectl failed with rc 1 and returns its stderr. */
-function failed(result: KubectlResult): string {
-  expect(result.code, `kubectl unexpectedly exited ${String(result.code)}:\n${result.stdout}`).toBe(
-    1,
-  );
-  return result.stderr;
-}
-
+warnIfNoKubectl("the kubectl write conformance tests");
 interface ObjectMeta {
   name: string;
   namespace?: string;
@@ -66,11 +56,11 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
   const kubectl = (...args: string[]): Promise<KubectlResult> => session.run(args);
 
   async function getJson<T>(...args: string[]): Promise<T> {
-    return JSON.parse(ok(await kubectl("get", ...args, "-o", "json"))) as T;
+    return JSON.parse(succeeded(await kubectl("get", ...args, "-o", "json"))) as T;
   }
 
   async function jsonpath(expression: string, ...args: string[]): Promise<string> {
-    return ok(await kubectl("get", ...args, "-o", `jsonpath=${expression}`));
+    return succeeded(await kubectl("get", ...args, "-o", `jsonpath=${expression}`));
   }
 
   beforeAll(async () => {
@@ -87,7 +77,9 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
 
   describe("generators (protobuf request bodies in kubectl 1.32)", () => {
     it("create namespace prints 'created'; a second create is AlreadyExists", async () => {
-      expect(ok(await kubectl("create", "namespace", "gen"))).toBe("namespace/gen created\n");
+      expect(succeeded(await kubectl("create", "namespace", "gen"))).toBe(
+        "namespace/gen created\n",
+      );
       expect(await jsonpath("{.status.phase}", "namespace", "gen")).toBe("Active");
       expect(failed(await kubectl("create", "namespace", "gen"))).toBe(
         'Error from server (AlreadyExists): namespaces "gen" already exists\n',
@@ -95,9 +87,9 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
     });
 
     it("create configmap and secret generic store the literals", async () => {
-      ok(await kubectl("create", "namespace", "gen-data"));
+      succeeded(await kubectl("create", "namespace", "gen-data"));
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "create",
             "configmap",
@@ -122,7 +114,7 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
       ]);
 
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "create",
             "secret",
@@ -144,8 +136,8 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
     });
 
     it("create secret generic without --type is defaulted to type Opaque", async () => {
-      ok(await kubectl("create", "namespace", "gen-secret"));
-      ok(
+      succeeded(await kubectl("create", "namespace", "gen-secret"));
+      succeeded(
         await kubectl(
           "create",
           "secret",
@@ -160,9 +152,9 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
     });
 
     it("create configmap --dry-run=server creates nothing", async () => {
-      ok(await kubectl("create", "namespace", "gen-dry"));
+      succeeded(await kubectl("create", "namespace", "gen-dry"));
       expect(
-        ok(await kubectl("create", "configmap", "dry", "-n", "gen-dry", "--dry-run=server")),
+        succeeded(await kubectl("create", "configmap", "dry", "-n", "gen-dry", "--dry-run=server")),
       ).toBe("configmap/dry created (server dry run)\n");
       expect(failed(await kubectl("get", "cm", "dry", "-n", "gen-dry"))).toBe(
         'Error from server (NotFound): configmaps "dry" not found\n',
@@ -170,9 +162,9 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
     });
 
     it("create deployment, service clusterip and serviceaccount", async () => {
-      ok(await kubectl("create", "namespace", "gen-work"));
+      succeeded(await kubectl("create", "namespace", "gen-work"));
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "create",
             "deployment",
@@ -193,7 +185,7 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
       ]);
 
       expect(
-        ok(
+        succeeded(
           await kubectl("create", "service", "clusterip", "svc", "-n", "gen-work", "--tcp=80:8080"),
         ),
       ).toBe("service/svc created\n");
@@ -212,7 +204,7 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
         { name: "80-8080", port: 80, targetPort: 8080, protocol: "TCP" },
       ]);
 
-      expect(ok(await kubectl("create", "serviceaccount", "robot", "-n", "gen-work"))).toBe(
+      expect(succeeded(await kubectl("create", "serviceaccount", "robot", "-n", "gen-work"))).toBe(
         "serviceaccount/robot created\n",
       );
       expect(await jsonpath("{.metadata.name}", "sa", "robot", "-n", "gen-work")).toBe("robot");
@@ -221,7 +213,7 @@ describe.skipIf(!hasKubectl)("kubectl writes against kubekit serve", () => {
 
   describe("create -f", () => {
     it("creates a pod from a YAML file; again is AlreadyExists; a missing namespace is NotFound", async () => {
-      ok(await kubectl("create", "namespace", "file"));
+      succeeded(await kubectl("create", "namespace", "file"));
       const path = await session.writeManifest(
         "pod.yaml",
         `apiVersion: v1
@@ -236,7 +228,7 @@ spec:
     image: nginx:1.27
 `,
       );
-      expect(ok(await kubectl("create", "-f", path))).toBe("pod/p1 created\n");
+      expect(succeeded(await kubectl("create", "-f", path))).toBe("pod/p1 created\n");
       const pod = await getJson<{ metadata: ObjectMeta; spec: { containers: Container[] } }>(
         "pod",
         "p1",
@@ -263,7 +255,7 @@ spec:
     });
 
     it("rejects an unknown field under the default strict validation", async () => {
-      ok(await kubectl("create", "namespace", "file-strict"));
+      succeeded(await kubectl("create", "namespace", "file-strict"));
       const path = await session.writeManifest(
         "bad-pod.yaml",
         `apiVersion: v1
@@ -284,12 +276,12 @@ spec:
 
   describe("client-side apply", () => {
     it("apply prints created, then unchanged, then configured after a change", async () => {
-      ok(await kubectl("create", "namespace", "csa"));
+      succeeded(await kubectl("create", "namespace", "csa"));
       const path = await session.writeManifest(
         "deploy.yaml",
         deploymentManifest("csa", 2, "nginx:1.27"),
       );
-      expect(ok(await kubectl("apply", "-f", path))).toBe("deployment.apps/web created\n");
+      expect(succeeded(await kubectl("apply", "-f", path))).toBe("deployment.apps/web created\n");
       const created = await getJson<Deployment>("deploy", "web", "-n", "csa");
       const lastApplied =
         created.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"];
@@ -300,12 +292,14 @@ spec:
         spec: { replicas: 2 },
       });
 
-      expect(ok(await kubectl("apply", "-f", path))).toBe("deployment.apps/web unchanged\n");
+      expect(succeeded(await kubectl("apply", "-f", path))).toBe("deployment.apps/web unchanged\n");
       const unchanged = await getJson<Deployment>("deploy", "web", "-n", "csa");
       expect(unchanged.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
 
       await session.writeManifest("deploy.yaml", deploymentManifest("csa", 3, "nginx:1.28"));
-      expect(ok(await kubectl("apply", "-f", path))).toBe("deployment.apps/web configured\n");
+      expect(succeeded(await kubectl("apply", "-f", path))).toBe(
+        "deployment.apps/web configured\n",
+      );
       expect(
         await jsonpath(
           "{.spec.replicas} {.spec.template.spec.containers[*].image}",
@@ -315,7 +309,7 @@ spec:
           "csa",
         ),
       ).toBe("3 nginx:1.28 busybox:1.36");
-      expect(ok(await kubectl("apply", "-f", path))).toBe("deployment.apps/web unchanged\n");
+      expect(succeeded(await kubectl("apply", "-f", path))).toBe("deployment.apps/web unchanged\n");
     });
   });
 
@@ -327,9 +321,9 @@ data: {key: "${value}"}
 `;
 
     it("applies, reports conflicts with another manager, and --force-conflicts takes over", async () => {
-      ok(await kubectl("create", "namespace", "ssa"));
+      succeeded(await kubectl("create", "namespace", "ssa"));
       const first = await session.writeManifest("ssa-1.yaml", configMap("one"));
-      expect(ok(await kubectl("apply", "--server-side", "-f", first))).toBe(
+      expect(succeeded(await kubectl("apply", "--server-side", "-f", first))).toBe(
         "configmap/ssa serverside-applied\n",
       );
       const applied = await getJson<{ metadata: ObjectMeta }>(
@@ -343,7 +337,7 @@ data: {key: "${value}"}
         ["kubectl", "Apply"],
       ]);
 
-      expect(ok(await kubectl("apply", "--server-side", "-f", first))).toBe(
+      expect(succeeded(await kubectl("apply", "--server-side", "-f", first))).toBe(
         "configmap/ssa serverside-applied\n",
       );
       const reapplied = await getJson<{ metadata: ObjectMeta }>("cm", "ssa", "-n", "ssa");
@@ -360,7 +354,7 @@ data: {key: "${value}"}
       expect(await jsonpath("{.data.key}", "cm", "ssa", "-n", "ssa")).toBe("one");
 
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "apply",
             "--server-side",
@@ -385,8 +379,10 @@ data: {key: "${value}"}
     });
 
     it("a conflict with an Update manager names its API version", async () => {
-      ok(await kubectl("create", "namespace", "ssa-update"));
-      ok(await kubectl("create", "configmap", "made", "-n", "ssa-update", "--from-literal=a=1"));
+      succeeded(await kubectl("create", "namespace", "ssa-update"));
+      succeeded(
+        await kubectl("create", "configmap", "made", "-n", "ssa-update", "--from-literal=a=1"),
+      );
       const path = await session.writeManifest(
         "ssa-update.yaml",
         `apiVersion: v1
@@ -403,18 +399,18 @@ data: {a: "2"}
 
   describe("label and annotate", () => {
     beforeAll(async () => {
-      ok(await kubectl("create", "namespace", "meta"));
+      succeeded(await kubectl("create", "namespace", "meta"));
     });
 
     it("label adds, refuses to overwrite without --overwrite, and removes (the empty map is omitted)", async () => {
-      ok(await kubectl("create", "configmap", "l", "-n", "meta", "--from-literal=k=v"));
+      succeeded(await kubectl("create", "configmap", "l", "-n", "meta", "--from-literal=k=v"));
       const cm = ["cm", "l", "-n", "meta"];
-      expect(ok(await kubectl("label", ...cm, "tier=front"))).toBe("configmap/l labeled\n");
+      expect(succeeded(await kubectl("label", ...cm, "tier=front"))).toBe("configmap/l labeled\n");
       expect(await jsonpath("{.metadata.labels}", ...cm)).toBe('{"tier":"front"}');
       expect(failed(await kubectl("label", ...cm, "tier=back"))).toBe(
         "error: 'tier' already has a value (front), and --overwrite is false\n",
       );
-      expect(ok(await kubectl("label", ...cm, "tier=back", "--overwrite"))).toBe(
+      expect(succeeded(await kubectl("label", ...cm, "tier=back", "--overwrite"))).toBe(
         "configmap/l labeled\n",
       );
       expect(await jsonpath("{.metadata.labels.tier}", ...cm)).toBe("back");
@@ -424,18 +420,20 @@ data: {a: "2"}
         ["kubectl-create", "Update"],
         ["kubectl-label", "Update"],
       ]);
-      expect(ok(await kubectl("label", ...cm, "tier-"))).toBe("configmap/l unlabeled\n");
+      expect(succeeded(await kubectl("label", ...cm, "tier-"))).toBe("configmap/l unlabeled\n");
       expect(await jsonpath("{.metadata.labels.tier}", ...cm)).toBe("");
       // A built-in kind's empty labels map is omitted (Go omitempty), as kube-apiserver serves it.
       expect(await jsonpath("{.metadata.labels}", ...cm)).toBe("");
     });
 
     it("annotate adds and removes an annotation (the empty map is omitted)", async () => {
-      ok(await kubectl("create", "configmap", "a", "-n", "meta"));
+      succeeded(await kubectl("create", "configmap", "a", "-n", "meta"));
       const cm = ["cm", "a", "-n", "meta"];
-      expect(ok(await kubectl("annotate", ...cm, "note=hello"))).toBe("configmap/a annotated\n");
+      expect(succeeded(await kubectl("annotate", ...cm, "note=hello"))).toBe(
+        "configmap/a annotated\n",
+      );
       expect(await jsonpath("{.metadata.annotations.note}", ...cm)).toBe("hello");
-      expect(ok(await kubectl("annotate", ...cm, "note-"))).toBe("configmap/a annotated\n");
+      expect(succeeded(await kubectl("annotate", ...cm, "note-"))).toBe("configmap/a annotated\n");
       expect(await jsonpath("{.metadata.annotations.note}", ...cm)).toBe("");
       expect(await jsonpath("{.metadata.annotations}", ...cm)).toBe("");
     });
@@ -445,24 +443,26 @@ data: {a: "2"}
     const web = ["deploy", "web", "-n", "patch"];
 
     beforeAll(async () => {
-      ok(await kubectl("create", "namespace", "patch"));
+      succeeded(await kubectl("create", "namespace", "patch"));
       const path = await session.writeManifest(
         "patch-deploy.yaml",
         deploymentManifest("patch", 1, "nginx:1.27"),
       );
-      ok(await kubectl("create", "-f", path));
+      succeeded(await kubectl("create", "-f", path));
     });
 
     it("--type merge replaces fields", async () => {
       expect(
-        ok(await kubectl("patch", ...web, "--type", "merge", "-p", '{"spec":{"replicas":2}}')),
+        succeeded(
+          await kubectl("patch", ...web, "--type", "merge", "-p", '{"spec":{"replicas":2}}'),
+        ),
       ).toBe("deployment.apps/web patched\n");
       expect(await jsonpath("{.spec.replicas}", ...web)).toBe("2");
     });
 
     it("--type json applies operations; a failed test op is Invalid", async () => {
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "patch",
             ...web,
@@ -496,19 +496,21 @@ data: {a: "2"}
     it("the default (strategic) type merges containers by name; an identical patch prints (no change)", async () => {
       const patch =
         '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.29"}]}}}}';
-      expect(ok(await kubectl("patch", ...web, "-p", patch))).toBe("deployment.apps/web patched\n");
+      expect(succeeded(await kubectl("patch", ...web, "-p", patch))).toBe(
+        "deployment.apps/web patched\n",
+      );
       expect(
         await jsonpath("{range .spec.template.spec.containers[*]}{.name}={.image} {end}", ...web),
       ).toBe("nginx=nginx:1.29 sidecar=busybox:1.36 ");
       const before = await jsonpath("{.metadata.resourceVersion}", ...web);
-      expect(ok(await kubectl("patch", ...web, "-p", patch))).toBe(
+      expect(succeeded(await kubectl("patch", ...web, "-p", patch))).toBe(
         "deployment.apps/web patched (no change)\n",
       );
       expect(await jsonpath("{.metadata.resourceVersion}", ...web)).toBe(before);
 
       const remove =
         '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}}';
-      expect(ok(await kubectl("patch", ...web, "-p", remove))).toBe(
+      expect(succeeded(await kubectl("patch", ...web, "-p", remove))).toBe(
         "deployment.apps/web patched\n",
       );
       expect(await jsonpath("{.spec.template.spec.containers[*].name}", ...web)).toBe("nginx");
@@ -525,19 +527,19 @@ data: {a: "2"}
 
   describe("scale", () => {
     it("scales through the scale subresource, with and without --current-replicas", async () => {
-      ok(await kubectl("create", "namespace", "scale"));
+      succeeded(await kubectl("create", "namespace", "scale"));
       const path = await session.writeManifest(
         "scale-deploy.yaml",
         deploymentManifest("scale", 1, "nginx:1.27"),
       );
-      ok(await kubectl("create", "-f", path));
+      succeeded(await kubectl("create", "-f", path));
       const web = ["deploy", "web", "-n", "scale"];
-      expect(ok(await kubectl("scale", "deployment", "web", "-n", "scale", "--replicas=5"))).toBe(
-        "deployment.apps/web scaled\n",
-      );
+      expect(
+        succeeded(await kubectl("scale", "deployment", "web", "-n", "scale", "--replicas=5")),
+      ).toBe("deployment.apps/web scaled\n");
       expect(await jsonpath("{.spec.replicas}", ...web)).toBe("5");
       expect(
-        ok(
+        succeeded(
           await kubectl(
             "scale",
             "deployment",
@@ -569,9 +571,9 @@ data: {a: "2"}
 
   describe("delete", () => {
     it("delete prints 'deleted', then get is NotFound; deleting again fails unless --ignore-not-found", async () => {
-      ok(await kubectl("create", "namespace", "del"));
-      ok(await kubectl("create", "configmap", "gone", "-n", "del"));
-      expect(ok(await kubectl("delete", "cm", "gone", "-n", "del"))).toBe(
+      succeeded(await kubectl("create", "namespace", "del"));
+      succeeded(await kubectl("create", "configmap", "gone", "-n", "del"));
+      expect(succeeded(await kubectl("delete", "cm", "gone", "-n", "del"))).toBe(
         'configmap "gone" deleted\n',
       );
       const get = await kubectl("get", "cm", "gone", "-n", "del");
@@ -581,12 +583,12 @@ data: {a: "2"}
         'Error from server (NotFound): configmaps "gone" not found\n',
       );
       const ignored = await kubectl("delete", "cm", "gone", "-n", "del", "--ignore-not-found");
-      expect(ok(ignored)).toBe("");
+      expect(succeeded(ignored)).toBe("");
       expect(ignored.stderr).toBe("");
     });
 
     it("delete pods -l deletes exactly the matching pods", async () => {
-      ok(await kubectl("create", "namespace", "del-sel"));
+      succeeded(await kubectl("create", "namespace", "del-sel"));
       const pods = ["g1", "g2", "g3", "other"].map(
         (name) => `apiVersion: v1
 kind: Pod
@@ -595,46 +597,50 @@ spec:
   containers: [{name: main, image: "busybox:1.36"}]
 `,
       );
-      ok(
+      succeeded(
         await kubectl(
           "create",
           "-f",
           await session.writeManifest("del-sel.yaml", pods.join("---\n")),
         ),
       );
-      expect(ok(await kubectl("delete", "pods", "-n", "del-sel", "-l", "app=gamma"))).toBe(
+      expect(succeeded(await kubectl("delete", "pods", "-n", "del-sel", "-l", "app=gamma"))).toBe(
         'pod "g1" deleted\npod "g2" deleted\npod "g3" deleted\n',
       );
-      expect(ok(await kubectl("get", "pods", "-n", "del-sel", "-o", "name"))).toBe("pod/other\n");
+      expect(succeeded(await kubectl("get", "pods", "-n", "del-sel", "-o", "name"))).toBe(
+        "pod/other\n",
+      );
       const none = await kubectl("get", "pods", "-n", "del-sel", "-l", "app=gamma");
-      expect(ok(none)).toBe("");
+      expect(succeeded(none)).toBe("");
       expect(none.stderr).toBe("No resources found in del-sel namespace.\n");
     });
 
     it("delete -f deletes what the file names; again is NotFound naming the file", async () => {
-      ok(await kubectl("create", "namespace", "del-file"));
+      succeeded(await kubectl("create", "namespace", "del-file"));
       const path = await session.writeManifest(
         "del-deploy.yaml",
         deploymentManifest("del-file", 1, "nginx:1.27"),
       );
-      ok(await kubectl("create", "-f", path));
-      expect(ok(await kubectl("delete", "-f", path))).toBe('deployment.apps "web" deleted\n');
+      succeeded(await kubectl("create", "-f", path));
+      expect(succeeded(await kubectl("delete", "-f", path))).toBe(
+        'deployment.apps "web" deleted\n',
+      );
       expect(failed(await kubectl("delete", "-f", path))).toBe(
         `Error from server (NotFound): error when deleting "${path}": deployments.apps "web" not found\n`,
       );
     });
 
     it("delete namespace waits until the namespace and its contents are gone", async () => {
-      ok(await kubectl("create", "namespace", "del-ns"));
-      ok(await kubectl("create", "configmap", "inside", "-n", "del-ns"));
-      expect(ok(await kubectl("delete", "namespace", "del-ns"))).toBe(
+      succeeded(await kubectl("create", "namespace", "del-ns"));
+      succeeded(await kubectl("create", "configmap", "inside", "-n", "del-ns"));
+      expect(succeeded(await kubectl("delete", "namespace", "del-ns"))).toBe(
         'namespace "del-ns" deleted\n',
       );
       expect(failed(await kubectl("get", "namespace", "del-ns"))).toBe(
         'Error from server (NotFound): namespaces "del-ns" not found\n',
       );
       const contents = await kubectl("get", "cm", "-n", "del-ns");
-      expect(ok(contents)).toBe("");
+      expect(succeeded(contents)).toBe("");
       expect(contents.stderr).toBe("No resources found in del-ns namespace.\n");
     });
   });

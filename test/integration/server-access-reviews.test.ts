@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../support/api-client.js";
-import { expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
+import { causesOf, expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
 
 /**
  * The create-only virtual resources of authorization.k8s.io/v1 (SelfSubjectAccessReview,
@@ -20,16 +20,6 @@ const ALLOWED = {
   allowed: true,
   reason: "kubekit: no authorization is enforced, every request is allowed",
 };
-
-interface Cause {
-  reason: string;
-  field: string;
-  message: string;
-}
-
-function causesOf(status: Json): Cause[] {
-  return ((status["details"] as Json | undefined)?.["causes"] as Cause[] | undefined) ?? [];
-}
 
 function ssar(spec: Json, metadata: Json = {}): Json {
   return {

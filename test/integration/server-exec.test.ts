@@ -1,4 +1,3 @@
-import { connect, type Socket } from "node:net";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newBadRequest } from "../../src/core/status-builders.js";
 import type { ExecRequest } from "../../src/testing/index.js";
@@ -11,7 +10,7 @@ import {
   type UpgradeRefusal,
 } from "../support/raw-remote-command.js";
 import { ApiClient } from "../support/api-client.js";
-import { SpdyTestClient } from "../support/spdy-test-client.js";
+import { openSpdyUpgrade } from "../support/spdy-test-client.js";
 import {
   createNamespace,
   expectStatus,
@@ -727,38 +726,6 @@ describe("streaming sessions and the server's lifecycle", () => {
   });
 });
 
-/** Upgrades a raw connection to SPDY/3.1 for `path`; resolves with the response head and a client. */
-async function spdyUpgrade(
-  server: ApiServer,
-  path: string,
-  protocols: string,
-): Promise<{ head: string; client: SpdyTestClient; socket: Socket }> {
-  const socket = await new Promise<Socket>((resolve, reject) => {
-    const s = connect(server.port, "127.0.0.1", () => resolve(s));
-    s.once("error", reject);
-  });
-  const client = new SpdyTestClient((bytes) => socket.write(bytes));
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n` +
-      `X-Stream-Protocol-Version: ${protocols}\r\nContent-Length: 0\r\n\r\n`,
-  );
-  let head = Buffer.alloc(0);
-  await new Promise<void>((resolve) => {
-    const onData = (bytes: Buffer): void => {
-      head = Buffer.concat([head, bytes]);
-      const end = head.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      socket.off("data", onData);
-      socket.on("data", (more: Buffer) => client.receive(more));
-      if (head.length > end + 4) client.receive(head.subarray(end + 4));
-      head = head.subarray(0, end);
-      resolve();
-    };
-    socket.on("data", onData);
-  });
-  return { head: head.toString(), client, socket };
-}
-
 describe("pods/exec over SPDY/3.1 (kubectl up to 1.29)", () => {
   const h = useServer();
   const ns = "exec-spdy";
@@ -773,8 +740,8 @@ describe("pods/exec over SPDY/3.1 (kubectl up to 1.29)", () => {
       stdout: "true",
       stderr: "true",
     });
-    const { head, client, socket } = await spdyUpgrade(
-      h.server,
+    const { head, client, socket } = await openSpdyUpgrade(
+      h.server.port,
       path,
       "v4.channel.k8s.io, v3.channel.k8s.io, v2.channel.k8s.io, channel.k8s.io",
     );
@@ -815,7 +782,7 @@ describe("pods/exec over SPDY/3.1 (kubectl up to 1.29)", () => {
       return 0;
     });
     const path = execPath(ns, "web", ["x"], { stdin: "true", stdout: "true", tty: "true" });
-    const { client, socket } = await spdyUpgrade(h.server, path, "v4.channel.k8s.io");
+    const { client, socket } = await openSpdyUpgrade(h.server.port, path, "v4.channel.k8s.io");
     try {
       const error = client.openStream({ streamtype: "error" });
       client.openStream({ streamtype: "stdin" });

@@ -1,4 +1,4 @@
-import { connect, type Socket } from "node:net";
+import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -7,7 +7,7 @@ import { RstStatus } from "../../src/testing/server/spdy/spdy-frames.js";
 import { createNamespace, eventually, useServer, waitFor } from "../support/server-test-helpers.js";
 import { openRawWebSocket } from "../support/raw-websocket.js";
 import type { RawWebSocket, RawWebSocketRefusal } from "../support/raw-websocket.js";
-import { SpdyTestClient } from "../support/spdy-test-client.js";
+import { openSpdyUpgrade, SpdyTestClient } from "../support/spdy-test-client.js";
 
 const ns = "port-forward";
 const base = `/api/v1/namespaces/${ns}/pods`;
@@ -395,32 +395,14 @@ describe("pods/portforward", () => {
 
     it("over a plain Upgrade: SPDY/3.1 connection, refusing invalid streams", async () => {
       unregister.push(h.server.containers.onPortForward({ pod: "web" }, 8080, shout));
-      const socket = await new Promise<Socket>((resolve, reject) => {
-        const s = connect(h.server.port, "127.0.0.1", () => resolve(s));
-        s.once("error", reject);
-      });
-      const client = new SpdyTestClient((bytes) => socket.write(bytes));
+      const { head, client, socket } = await openSpdyUpgrade(
+        h.server.port,
+        `${base}/web/portforward`,
+        "portforward.k8s.io",
+      );
       try {
-        socket.write(
-          `POST ${base}/web/portforward HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\n` +
-            "Upgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\nContent-Length: 0\r\n\r\n",
-        );
-        let head = Buffer.alloc(0);
-        await new Promise<void>((resolve) => {
-          const onData = (bytes: Buffer): void => {
-            head = Buffer.concat([head, bytes]);
-            const end = head.indexOf("\r\n\r\n");
-            if (end < 0) return;
-            socket.off("data", onData);
-            socket.on("data", (more: Buffer) => client.receive(more));
-            if (head.length > end + 4) client.receive(head.subarray(end + 4));
-            head = head.subarray(0, end);
-            resolve();
-          };
-          socket.on("data", onData);
-        });
-        expect(head.toString()).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\n/);
-        expect(head.toString()).toMatch(/\r\nX-Stream-Protocol-Version: portforward.k8s.io/i);
+        expect(head).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\n/);
+        expect(head).toMatch(/\r\nX-Stream-Protocol-Version: portforward.k8s.io/i);
         const ok = await exchange(client, 0, 8080, "plain bye");
         expect(ok.data).toBe("PLAIN BYE");
         const noPort = client.openStream({ streamtype: "data", requestid: "9" });

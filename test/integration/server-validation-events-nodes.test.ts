@@ -1,5 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { eventually, expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
+import {
+  eventually,
+  causesOf,
+  expectStatus,
+  type Json,
+  useServer,
+} from "../support/server-test-helpers.js";
 
 /**
  * Validation of Events (both APIs), Nodes, workload label selectors, Ingress TLS and class,
@@ -18,16 +24,6 @@ const HPAS = `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers`;
 const NODES = "/api/v1/nodes";
 const MERGE = "application/merge-patch+json";
 const CIDR_MESSAGE = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
-
-interface Cause {
-  reason: string;
-  field: string;
-  message: string;
-}
-
-function causesOf(status: Json): Cause[] {
-  return ((status["details"] as Json | undefined)?.["causes"] as Cause[] | undefined) ?? [];
-}
 
 /** `reason field` of each cause, for rules whose messages are long regex texts. */
 function fieldsOf(status: Json): string[] {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
+import { causesOf, expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
 
 /**
  * Validation of StatefulSets, DaemonSets, ServiceAccounts, Leases, PodDisruptionBudgets and
@@ -13,16 +13,6 @@ const NS = "validation-more";
 const APPS = `/apis/apps/v1/namespaces/${NS}`;
 const STATEFUL_SET_UPDATE_MESSAGE =
   "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
-
-interface Cause {
-  reason: string;
-  field: string;
-  message: string;
-}
-
-function causesOf(status: Json): Cause[] {
-  return ((status["details"] as Json | undefined)?.["causes"] as Cause[] | undefined) ?? [];
-}
 
 function workload(kind: string, name: string, spec: Json): Json {
   return { apiVersion: "apps/v1", kind, metadata: { name }, spec };

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
+import { causesOf, expectStatus, type Json, useServer } from "../support/server-test-helpers.js";
 
 /**
  * Per-kind validation on the embedded server over real HTTP, with kube-apiserver's 422
@@ -18,16 +18,6 @@ const KEY_MESSAGE =
   "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 const POD_UPDATE_MESSAGE =
   "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
-
-interface Cause {
-  reason: string;
-  field: string;
-  message: string;
-}
-
-function causesOf(status: Json): Cause[] {
-  return ((status["details"] as Json | undefined)?.["causes"] as Cause[] | undefined) ?? [];
-}
 
 function pod(name: string, spec: Json): Json {
   return { apiVersion: "v1", kind: "Pod", metadata: { name }, spec };

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect } from "vitest";
 
 /** Default bound on one kubectl invocation. */
 export const KUBECTL_TIMEOUT_MS = 30_000;
@@ -355,4 +356,49 @@ export function parseJsonStream(text: string): unknown[] {
     }
   }
   return values;
+}
+
+/**
+ * Tells the run that kubectl is missing, so skipped conformance tests are visible; `what`
+ * names them (`"the kubectl jobs conformance tests"`). Does nothing when kubectl is there.
+ */
+export function warnIfNoKubectl(what: string): void {
+  if (!hasKubectl) console.warn(`kubectl is not on PATH: skipping ${what}`);
+}
+
+/** Asserts kubectl exited 0 (showing how it ended and its output otherwise); returns its stdout. */
+export function succeeded(result: KubectlResult): string {
+  expect(
+    result.code,
+    `kubectl failed (signal ${String(result.signal)}):\n${result.stderr}\n${result.stdout}`,
+  ).toBe(0);
+  return result.stdout;
+}
+
+/** Asserts kubectl exited 1 (showing its stdout otherwise); returns its stderr. */
+export function failed(result: KubectlResult): string {
+  expect(result.code, `kubectl unexpectedly exited ${String(result.code)}:\n${result.stdout}`).toBe(
+    1,
+  );
+  return result.stderr;
+}
+
+/**
+ * Starts a {@link KubectlSession} (`kubekit serve` with `serveArgs`) before the tests of the
+ * enclosing `describe` and stops it after them; the returned function gives the session
+ * (call it inside hooks and tests only). `beforeAll` hooks registered after this one see the
+ * session started.
+ */
+export function useKubectlSession(serveArgs: readonly string[] = []): () => KubectlSession {
+  let session: KubectlSession | undefined;
+  beforeAll(async () => {
+    session = await KubectlSession.start(serveArgs);
+  }, 60_000);
+  afterAll(async () => {
+    await session?.stop();
+  });
+  return () => {
+    if (session === undefined) throw new Error("the kubectl session is not started");
+    return session;
+  };
 }

@@ -70,6 +70,18 @@ export function header(res: RawResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/** One entry of a Status's `details.causes` (metav1.StatusCause). */
+export interface StatusCause {
+  reason: string;
+  field: string;
+  message: string;
+}
+
+/** The `details.causes` of a Status body (empty when it has none). */
+export function causesOf(status: Json): StatusCause[] {
+  return ((status["details"] as Json | undefined)?.["causes"] as StatusCause[] | undefined) ?? [];
+}
+
 /**
  * Asserts that `res` is a failure Status (kind Status, apiVersion v1) whose HTTP status and
  * `code` are `code` and whose `reason` is `reason`; with `reason` undefined, asserts that the

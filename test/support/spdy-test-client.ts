@@ -4,6 +4,7 @@
  * and header-block code (the compressed form it sends is read back by the server's own
  * decoder, and real kubectl covers the other direction in the conformance tests).
  */
+import { connect, type Socket } from "node:net";
 import {
   encodeControlFrame,
   encodeDataFrame,
@@ -140,4 +141,41 @@ export class SpdyTestClient {
         return;
     }
   }
+}
+
+/**
+ * Opens a raw connection to `127.0.0.1:port` and asks to upgrade `path` to SPDY/3.1 with
+ * `X-Stream-Protocol-Version: protocols` (a POST, as kubectl sends it). Resolves once the
+ * answer's head has arrived, with that head (without the blank line), a client reading
+ * what follows, and the socket (the caller destroys it).
+ */
+export async function openSpdyUpgrade(
+  port: number,
+  path: string,
+  protocols: string,
+): Promise<{ head: string; client: SpdyTestClient; socket: Socket }> {
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s = connect(port, "127.0.0.1", () => resolve(s));
+    s.once("error", reject);
+  });
+  const client = new SpdyTestClient((bytes) => socket.write(bytes));
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n` +
+      `X-Stream-Protocol-Version: ${protocols}\r\nContent-Length: 0\r\n\r\n`,
+  );
+  let head = Buffer.alloc(0);
+  await new Promise<void>((resolve) => {
+    const onData = (bytes: Buffer): void => {
+      head = Buffer.concat([head, bytes]);
+      const end = head.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      socket.off("data", onData);
+      socket.on("data", (more: Buffer) => client.receive(more));
+      if (head.length > end + 4) client.receive(head.subarray(end + 4));
+      head = head.subarray(0, end);
+      resolve();
+    };
+    socket.on("data", onData);
+  });
+  return { head: head.toString(), client, socket };
 }

@@ -9,9 +9,7 @@ import type { Node, Pod } from "kubernetes-types/core/v1.js";
 import { deepEqual } from "../../core/json.js";
 import {
   Controller,
-  LabelSelector,
   PatchTypes,
-  controllerOf,
   isConflict,
   isNotFound,
   splitKey,
@@ -32,31 +30,20 @@ import {
   daemonSetStatusPatch,
   daemonSetStatusUnchanged,
 } from "./daemon-set-status.js";
+import { errorMessage } from "../../core/error-message.js";
 import { FailedPodBackoff } from "./failed-pod-backoff.js";
-import { isNamespaceTerminating } from "./namespace-terminating.js";
+import { orphanAdopterKeys } from "./orphan-adopters.js";
 import { OwnWrites } from "./own-writes.js";
+import { createPod, deletePod, type PodControl } from "./pod-control.js";
 import { msUntilNextAvailable } from "./pod-state.js";
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from "./slow-start-batch.js";
+import { workloadSelector } from "./workload-selector.js";
 
 const APPS_V1 = "apps/v1";
 const KIND = "DaemonSet";
 
 /** kube-controller-manager's `--concurrent-daemonset-syncs` default. */
 const WORKERS = 2;
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** The DaemonSet's selector, or undefined when it does not parse or selects everything (kube syncs neither). */
-function selectorOf(ds: DaemonSet): LabelSelector | undefined {
-  try {
-    const selector = LabelSelector.fromLabelSelector(ds.spec?.selector);
-    return selector.isEmpty() ? undefined : selector;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Each condition type of the node with its status. */
 function conditionStatuses(node: Node): Record<string, string> {
@@ -131,63 +118,21 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
     writes: OwnWrites,
     signal: AbortSignal,
   ): Promise<boolean> => {
-    const podClient = clientset.coreV1.pods(ds.metadata?.namespace ?? "default");
-    const subject = { ...ds, apiVersion: APPS_V1, kind: KIND };
-    const created = await slowStartBatch(
-      plan.createOn.length,
-      SLOW_START_INITIAL_BATCH_SIZE,
-      async (i) => {
-        try {
-          const pod = await podClient.create(newDaemonPod(ds, plan.createOn[i] ?? "", hash), {
-            signal,
-          });
-          writes.record(pods.informer, pod);
-          recorder.event(
-            subject,
-            "Normal",
-            "SuccessfulCreate",
-            `Created pod: ${pod.metadata?.name}`,
-          );
-        } catch (err) {
-          if (isNamespaceTerminating(err)) return;
-          if (!signal.aborted) {
-            recorder.event(
-              subject,
-              "Warning",
-              "FailedCreate",
-              `Error creating: ${errorMessage(err)}`,
-            );
-          }
-          throw err;
-        }
-      },
-    );
-    const deleteOne = async (pod: Pod, force: boolean): Promise<void> => {
-      const name = pod.metadata?.name ?? "";
-      try {
-        const gone = await podClient.delete(name, {
-          preconditions: { uid: pod.metadata?.uid },
-          ...(force ? { gracePeriodSeconds: 0 } : {}),
-          signal,
-        });
-        if (gone.kind === "Pod") writes.record(pods.informer, gone as Pod);
-        if (!force) recorder.event(subject, "Normal", "SuccessfulDelete", `Deleted pod: ${name}`);
-      } catch (err) {
-        if (isNotFound(err)) return;
-        if (!signal.aborted && !force) {
-          recorder.event(
-            subject,
-            "Warning",
-            "FailedDelete",
-            `Error deleting: ${errorMessage(err)}`,
-          );
-        }
-        throw err;
-      }
+    const control: PodControl = {
+      podClient: clientset.coreV1.pods(ds.metadata?.namespace ?? "default"),
+      recorder,
+      subject: { ...ds, apiVersion: APPS_V1, kind: KIND },
+      onWrite: (pod) => writes.record(pods.informer, pod),
+      signal,
     };
+    const created = await slowStartBatch(plan.createOn.length, SLOW_START_INITIAL_BATCH_SIZE, (i) =>
+      createPod(control, newDaemonPod(ds, plan.createOn[i] ?? "", hash)),
+    );
     const deleted = await Promise.allSettled([
-      ...plan.remove.map((pod) => deleteOne(pod, false)),
-      ...(plan.removeNow ?? []).map((pod) => deleteOne(pod, true)),
+      ...plan.remove.map((pod) => deletePod(control, pod, { uidPrecondition: true })),
+      ...(plan.removeNow ?? []).map((pod) =>
+        deletePod(control, pod, { uidPrecondition: true, force: true }),
+      ),
     ]);
     const failure =
       created.error ??
@@ -205,7 +150,7 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
       if (isNotFound(err)) return; // deleted: the garbage collector removes its pods
       throw err;
     }
-    const selector = selectorOf(ds);
+    const selector = workloadSelector(ds);
     if (selector === undefined) {
       logger.warn("daemonset: invalid or empty selector; not synced", { key });
       return;
@@ -330,15 +275,12 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
   controller.watchOwned(revisions.informer, { group: "apps", kind: KIND });
   // An orphan wakes the DaemonSets of its namespace that select it, so one of them adopts it.
   controller.watch(pods.informer, {
-    map: (pod: Pod) => {
-      if (controllerOf(pod) !== undefined) return [];
-      const namespace = pod.metadata?.namespace ?? "";
-      return daemonSets.lister
-        .daemonSets(namespace)
-        .list()
-        .filter((ds) => selectorOf(ds)?.matches(pod.metadata?.labels) === true)
-        .map((ds) => `${namespace}/${ds.metadata?.name}`);
-    },
+    map: (pod: Pod) =>
+      orphanAdopterKeys(
+        pod,
+        (namespace: string) => daemonSets.lister.daemonSets(namespace).list(),
+        workloadSelector,
+      ),
   });
   // A Node added, removed or changed may change where every DaemonSet runs.
   controller.watch(nodes.informer, { map: allDaemonSets, predicates: [nodePlacementChanged] });

@@ -6,9 +6,9 @@
  */
 import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
+import type { LabelSelector } from "../../index.js";
 import {
   Controller,
-  LabelSelector,
   controllerOf,
   isAlreadyExists,
   isConflict,
@@ -23,25 +23,14 @@ import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controlle
 import { rolloutRecreate, rolloutRolling } from "./deployment-rollout.js";
 import { isScalingEvent, syncScaling } from "./deployment-scaling.js";
 import { DeploymentSync, type DeploymentSyncDeps } from "./deployment-sync.js";
+import { errorMessage } from "../../core/error-message.js";
+import { orphanAdopterKeys } from "./orphan-adopters.js";
+import { workloadSelector } from "./workload-selector.js";
 
 const APPS_V1 = "apps/v1";
 
 /** kube-controller-manager's `--concurrent-deployment-syncs` default. */
 const WORKERS = 5;
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** The selector's parsed form, or undefined when it does not parse or selects everything. */
-function selectorOf(deployment: Deployment): LabelSelector | undefined {
-  try {
-    const selector = LabelSelector.fromLabelSelector(deployment.spec?.selector);
-    return selector.isEmpty() ? undefined : selector;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The simulated Deployment controller. Per Deployment, level-triggered from the listers:
@@ -149,7 +138,7 @@ export function deploymentController(ctx: ClusterContext): Runnable {
       if (isNotFound(err)) return; // deleted: the garbage collector removes its ReplicaSets
       throw err;
     }
-    const selector = selectorOf(deployment);
+    const selector = workloadSelector(deployment);
     if (selector === undefined) {
       logger.warn("deployment: invalid or empty selector; not synced", { key });
       return;
@@ -181,15 +170,12 @@ export function deploymentController(ctx: ClusterContext): Runnable {
   // An orphan ReplicaSet wakes every Deployment of its namespace that selects it
   // (getDeploymentsForReplicaSet), so one of them adopts it.
   controller.watch(replicaSets.informer, {
-    map: (rs: ReplicaSet) => {
-      if (controllerOf(rs) !== undefined) return [];
-      const namespace = rs.metadata?.namespace ?? "";
-      return deployments.lister
-        .deployments(namespace)
-        .list()
-        .filter((d) => selectorOf(d)?.matches(rs.metadata?.labels) === true)
-        .map((d) => `${namespace}/${d.metadata?.name}`);
-    },
+    map: (rs: ReplicaSet) =>
+      orphanAdopterKeys(
+        rs,
+        (namespace: string) => deployments.lister.deployments(namespace).list(),
+        workloadSelector,
+      ),
   });
   // A Recreate rollout waits for the old pods to be gone: each pod deletion wakes the
   // Deployment of its ReplicaSet (deletePod).

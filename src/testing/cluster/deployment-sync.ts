@@ -43,6 +43,7 @@ import {
   setDeploymentCondition,
   stuckRequeueMs,
 } from "./deployment-status.js";
+import { errorMessage } from "../../core/error-message.js";
 import { isNamespaceTerminating } from "./namespace-terminating.js";
 import { OwnWrites } from "./own-writes.js";
 import { maxSurge, newReplicaSetReplicas } from "./rolling-update-bounds.js";
@@ -63,10 +64,6 @@ export interface DeploymentSyncDeps {
 export interface ReplicaSetsOfDeployment {
   readonly newRS: ReplicaSet | undefined;
   readonly oldRSs: ReplicaSet[];
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -225,18 +222,11 @@ export class DeploymentSync {
       const revision = annotations[REVISION_ANNOTATION];
       if (revision !== undefined) await this.#setDeploymentRevision(revision);
       if (hasProgressDeadline(d) && deploymentCondition(d.status, "Progressing") === undefined) {
-        const status = structuredClone(this.deployment.status ?? {});
-        setDeploymentCondition(
-          status,
-          newDeploymentCondition(
-            "Progressing",
-            "True",
-            DeploymentReasons.foundNewReplicaSet,
-            `Found new replica set "${existing.metadata?.name}"`,
-            this.now(),
-          ),
+        await this.#writeProgressing(
+          "True",
+          DeploymentReasons.foundNewReplicaSet,
+          `Found new replica set "${existing.metadata?.name}"`,
         );
-        await this.updateStatus(status);
       }
       return existing;
     }
@@ -304,18 +294,11 @@ export class DeploymentSync {
     }
     await this.#setDeploymentRevision(String(newRevision));
     if (!alreadyExisted && hasProgressDeadline(this.deployment)) {
-      const status = structuredClone(this.deployment.status ?? {});
-      setDeploymentCondition(
-        status,
-        newDeploymentCondition(
-          "Progressing",
-          "True",
-          DeploymentReasons.newReplicaSetCreated,
-          `Created new replica set "${name}"`,
-          this.now(),
-        ),
+      await this.#writeProgressing(
+        "True",
+        DeploymentReasons.newReplicaSetCreated,
+        `Created new replica set "${name}"`,
       );
-      await this.updateStatus(status);
     }
     return created;
   }
@@ -339,6 +322,20 @@ export class DeploymentSync {
       : "collision";
   }
 
+  /** Writes the status with the `Progressing` condition set to `status`, `reason`, `message`. */
+  async #writeProgressing(
+    status: "True" | "False" | "Unknown",
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const next = structuredClone(this.deployment.status ?? {});
+    setDeploymentCondition(
+      next,
+      newDeploymentCondition("Progressing", status, reason, message, this.now()),
+    );
+    await this.updateStatus(next);
+  }
+
   /** A hash collision: count it in the status so the next sync hashes differently. */
   async #bumpCollisionCount(): Promise<void> {
     const status = structuredClone(this.deployment.status ?? {});
@@ -350,18 +347,11 @@ export class DeploymentSync {
   async #reportCreateFailure(name: string, err: unknown): Promise<void> {
     const message = `Failed to create new replica set "${name}": ${errorMessage(err)}`;
     if (hasProgressDeadline(this.deployment)) {
-      const status = structuredClone(this.deployment.status ?? {});
-      setDeploymentCondition(
-        status,
-        newDeploymentCondition(
-          "Progressing",
-          "False",
-          DeploymentReasons.failedReplicaSetCreate,
-          message,
-          this.now(),
-        ),
-      );
-      await this.updateStatus(status).catch(() => undefined);
+      await this.#writeProgressing(
+        "False",
+        DeploymentReasons.failedReplicaSetCreate,
+        message,
+      ).catch(() => undefined);
     }
     this.event("Warning", DeploymentReasons.failedReplicaSetCreate, message);
   }
@@ -478,25 +468,8 @@ export class DeploymentSync {
     const pausedRecorded = condition?.reason === DeploymentReasons.paused;
     const paused = d.spec?.paused === true;
     if (paused === pausedRecorded) return;
-    const status = structuredClone(d.status ?? {});
-    setDeploymentCondition(
-      status,
-      paused
-        ? newDeploymentCondition(
-            "Progressing",
-            "Unknown",
-            DeploymentReasons.paused,
-            "Deployment is paused",
-            this.now(),
-          )
-        : newDeploymentCondition(
-            "Progressing",
-            "Unknown",
-            DeploymentReasons.resumed,
-            "Deployment is resumed",
-            this.now(),
-          ),
-    );
-    await this.updateStatus(status);
+    await (paused
+      ? this.#writeProgressing("Unknown", DeploymentReasons.paused, "Deployment is paused")
+      : this.#writeProgressing("Unknown", DeploymentReasons.resumed, "Deployment is resumed"));
   }
 }

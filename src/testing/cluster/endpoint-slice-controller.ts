@@ -6,9 +6,7 @@ import {
   StatusError,
   isConflict,
   isNotFound,
-  resourceVersionChanged,
   splitKey,
-  waitForCacheToObserve,
   type Runnable,
 } from "../../index.js";
 import type { ClusterContext } from "./cluster-context.js";
@@ -23,13 +21,14 @@ import {
 } from "./endpoint-slice-plan.js";
 import { endpointsController } from "./endpoints-controller.js";
 import { isNamespaceTerminating } from "./namespace-terminating.js";
+import { OwnWrites } from "./own-writes.js";
 import { isPodReady } from "./pod-state.js";
 import {
   findPort,
   podIpsOf,
   serviceIpFamilies,
   serviceSelector,
-  servicesSelecting,
+  podsOfServicesWatch,
   shouldPodBeInEndpoints,
   shouldSetHostname,
   type IpFamily,
@@ -37,8 +36,6 @@ import {
 
 /** kube-controller-manager's `--concurrent-service-endpoint-syncs` default. */
 const WORKERS = 5;
-/** How long a reconcile waits for the cache to show its own writes before requeueing. */
-const OBSERVE_TIMEOUT_MS = 10_000;
 /** The Node label a Node's zone is read from. */
 const ZONE_LABEL = "topology.kubernetes.io/zone";
 
@@ -234,7 +231,7 @@ function endpointSlicesOfServices(ctx: ClusterContext): Controller {
         });
       }
     };
-    let lastWrite: string | undefined;
+    const writes = new OwnWrites();
     try {
       for (const slice of plan.create) {
         let created: EndpointSlice;
@@ -247,13 +244,13 @@ function endpointSlicesOfServices(ctx: ClusterContext): Controller {
           if (isNamespaceTerminating((err as Error).cause)) return;
           throw err;
         }
-        lastWrite = created.metadata?.resourceVersion;
+        writes.record(slices.informer, created);
       }
       for (const slice of plan.update) {
         const updated = await write(`update ${slice.metadata?.name} EndpointSlice`, () =>
           sliceClient.update(slice, { signal }),
         );
-        lastWrite = updated.metadata?.resourceVersion;
+        writes.record(slices.informer, updated);
       }
       for (const slice of plan.delete) {
         const gone = await write(`delete ${slice.metadata?.name} EndpointSlice`, async () => {
@@ -264,17 +261,13 @@ function endpointSlicesOfServices(ctx: ClusterContext): Controller {
             throw err;
           }
         });
-        if (gone?.kind === "EndpointSlice") lastWrite = gone.metadata?.resourceVersion;
+        if (gone?.kind === "EndpointSlice") writes.record(slices.informer, gone);
       }
     } catch (err) {
       failed(err);
       throw err;
     }
-    if (lastWrite !== undefined) {
-      const deadline = AbortSignal.any([signal, AbortSignal.timeout(OBSERVE_TIMEOUT_MS)]);
-      if (!(await waitForCacheToObserve(slices.informer, lastWrite, deadline)))
-        return { requeue: true };
-    }
+    if (!(await writes.observed(signal))) return { requeue: true };
     if (skipped.length > 0) {
       recorder.event(
         subject,
@@ -294,11 +287,7 @@ function endpointSlicesOfServices(ctx: ClusterContext): Controller {
     logger: ctx.logger,
   });
   controller.watch(services.informer);
-  controller.watch(pods.informer, {
-    map: (pod: Pod) =>
-      servicesSelecting(services.lister.services(pod.metadata?.namespace ?? ""), pod),
-    predicates: [resourceVersionChanged],
-  });
+  controller.watch(pods.informer, podsOfServicesWatch(services.lister));
   controller.watchOwned(slices.informer, { group: "", kind: "Service" });
   return controller;
 }

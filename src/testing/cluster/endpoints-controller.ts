@@ -7,17 +7,12 @@ import type {
   Service,
 } from "kubernetes-types/core/v1.js";
 import { deepEqual } from "../../core/json.js";
-import {
-  Controller,
-  isConflict,
-  isNotFound,
-  resourceVersionChanged,
-  splitKey,
-  waitForCacheToObserve,
-} from "../../index.js";
+import { Controller, isConflict, isNotFound, splitKey } from "../../index.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { HEADLESS_LABEL } from "./endpoint-slice-plan.js";
+import { errorMessage } from "../../core/error-message.js";
 import { isNamespaceTerminating } from "./namespace-terminating.js";
+import { OwnWrites } from "./own-writes.js";
 import { isPodReady } from "./pod-state.js";
 import {
   findPort,
@@ -25,7 +20,7 @@ import {
   ipFamilyOf,
   podIpsOf,
   serviceSelector,
-  servicesSelecting,
+  podsOfServicesWatch,
   shouldPodBeInEndpoints,
   shouldSetHostname,
   type IpFamily,
@@ -33,8 +28,6 @@ import {
 
 /** kube-controller-manager's `--concurrent-endpoint-syncs` default. */
 const WORKERS = 5;
-/** How long a reconcile waits for the cache to show its own write before requeueing. */
-const OBSERVE_TIMEOUT_MS = 10_000;
 
 /**
  * The family of the Service's endpoint addresses (`podToEndpointAddressForService`): its
@@ -309,17 +302,13 @@ export function endpointsController(ctx: ClusterContext): Controller {
                 `Failed to create endpoint for service ${namespace}/${name}`,
               ]
             : ["FailedToUpdateEndpoint", `Failed to update endpoint ${namespace}/${name}`];
-        recorder.event(next, "Warning", reason, `${message}: ${(err as Error).message}`);
+        recorder.event(next, "Warning", reason, `${message}: ${errorMessage(err)}`);
       }
       throw err;
     }
-    const writtenVersion = written.metadata?.resourceVersion;
-    if (writtenVersion !== undefined) {
-      const deadline = AbortSignal.any([signal, AbortSignal.timeout(OBSERVE_TIMEOUT_MS)]);
-      if (!(await waitForCacheToObserve(endpoints.informer, writtenVersion, deadline))) {
-        return { requeue: true };
-      }
-    }
+    const writes = new OwnWrites();
+    writes.record(endpoints.informer, written);
+    if (!(await writes.observed(signal))) return { requeue: true };
   };
 
   const controller = new Controller({
@@ -330,11 +319,7 @@ export function endpointsController(ctx: ClusterContext): Controller {
     logger: ctx.logger,
   });
   controller.watch(services.informer);
-  controller.watch(pods.informer, {
-    map: (pod: Pod) =>
-      servicesSelecting(services.lister.services(pod.metadata?.namespace ?? ""), pod),
-    predicates: [resourceVersionChanged],
-  });
+  controller.watch(pods.informer, podsOfServicesWatch(services.lister));
   // Only deletions: an Endpoints object someone removed is put back (kube's onEndpointsDelete).
   controller.watch(endpoints.informer, {
     predicates: [{ create: () => false, update: () => false }],

@@ -52,6 +52,19 @@ export function newJobCondition(
 }
 
 /**
+ * The terminal condition (`Failed` or `Complete`, True) that follows an interim one
+ * (`FailureTarget`, `SuccessCriteriaMet`) once the Job's pods are gone, with the interim
+ * condition's reason and message (`pkg/controller/job/job_controller.go` trackJobStatusAndRemoveFinalizers).
+ */
+export function terminalJobCondition(
+  type: "Failed" | "Complete",
+  interim: JobCondition,
+  nowMs: number,
+): JobCondition {
+  return newJobCondition(type, "True", interim.reason ?? "", interim.message ?? "", nowMs);
+}
+
+/**
  * `conditions` with the condition of `type` set to `status`, `reason` and `message`
  * (ensureJobConditionStatus): an existing one that differs is replaced (new times), a missing
  * one is appended unless `status` is False (absent already means not true). Returns the list

@@ -3,14 +3,11 @@
  * `ttl-after-finished` controller that deletes finished Jobs
  * (`pkg/controller/ttlafterfinished`), written with kubekit's Controller toolkit.
  */
-import type { Job } from "kubernetes-types/batch/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
   Controller,
   LabelSelector,
-  controllerOf,
   isConflict,
-  keyOf,
   type ReconcileResult,
   type Runnable,
 } from "../../index.js";
@@ -19,6 +16,7 @@ import { ensureControllerRefIndexes } from "./controller-ref-index.js";
 import { jobOrphanPodController } from "./job-orphan-pod-controller.js";
 import { PodFailureBackoffStore } from "./job-pod-failure-backoff.js";
 import { JobSync, jobBehaviourOf } from "./job-sync.js";
+import { orphanAdopterKeys } from "./orphan-adopters.js";
 import { OwnWrites } from "./own-writes.js";
 import { ttlAfterFinishedController } from "./ttl-after-finished-controller.js";
 
@@ -78,17 +76,12 @@ export function jobController(ctx: ClusterContext): Runnable {
   };
 
   /** The Jobs in the orphan pod's namespace whose selector matches it (getPodJobs): they may adopt it. */
-  const adoptersOf = (pod: Pod): string[] => {
-    if (controllerOf(pod) !== undefined) return [];
-    const namespace = pod.metadata?.namespace ?? "";
-    return jobs.lister
-      .jobs(namespace)
-      .list()
-      .filter((job: Job) =>
-        LabelSelector.fromLabelSelector(job.spec?.selector ?? {}).matches(pod.metadata?.labels),
-      )
-      .map((job) => keyOf(job));
-  };
+  const adoptersOf = (pod: Pod): string[] =>
+    orphanAdopterKeys(
+      pod,
+      (namespace: string) => jobs.lister.jobs(namespace).list(),
+      (job) => LabelSelector.fromLabelSelector(job.spec?.selector ?? {}),
+    );
 
   const controller = new Controller({
     name: "job",

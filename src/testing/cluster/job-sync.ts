@@ -28,6 +28,7 @@ import {
   isJobFinished,
   jobCondition,
   newJobCondition,
+  terminalJobCondition,
   withJobCondition,
 } from "./job-conditions.js";
 import {
@@ -351,13 +352,7 @@ export class JobSync {
     if (successMet?.status === "True") {
       ctx.finished = successMet;
     } else if (failureTarget?.status === "True") {
-      ctx.finished = newJobCondition(
-        "Failed",
-        "True",
-        failureTarget.reason ?? "",
-        failureTarget.message ?? "",
-        now,
-      );
+      ctx.finished = terminalJobCondition("Failed", failureTarget, now);
     } else if (failed > (job.spec?.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods)) {
       ctx.finished = this.#failure(
         "BackoffLimitExceeded",
@@ -781,26 +776,14 @@ export class JobSync {
       // Recorded before the pods are released; Failed follows once they are gone.
       status.conditions = [...(status.conditions ?? []), ctx.finished];
       needsFlush = true;
-      ctx.finished = newJobCondition(
-        "Failed",
-        "True",
-        ctx.finished.reason ?? "",
-        ctx.finished.message ?? "",
-        now,
-      );
+      ctx.finished = terminalJobCondition("Failed", ctx.finished, now);
     }
     if (ctx.finished?.type === "SuccessCriteriaMet") {
       if (jobCondition(job, "SuccessCriteriaMet") === undefined) {
         status.conditions = [...(status.conditions ?? []), ctx.finished];
         needsFlush = true;
       }
-      ctx.finished = newJobCondition(
-        "Complete",
-        "True",
-        ctx.finished.reason ?? "",
-        ctx.finished.message ?? "",
-        now,
-      );
+      ctx.finished = terminalJobCondition("Complete", ctx.finished, now);
     }
     needsFlush = await this.#flushAndUntrack(ctx, toUntrack, withFinalizer, needsFlush);
     const finished = !reachedMax && this.#enactFinished(ctx);

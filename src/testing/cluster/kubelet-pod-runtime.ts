@@ -1,4 +1,5 @@
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import { formatGoDuration } from "../../core/go-duration.js";
 import type { ClusterSettings } from "./cluster-context.js";
 import { containerBehaviour, type ContainerBehaviour } from "./container-behaviour.js";
 import { simulatedContainerId } from "./container-image.js";
@@ -65,15 +66,6 @@ export interface PodRuntimeHooks {
 
 /** Where the pod is in its life. */
 type Stage = "creating" | "initializing" | "running";
-
-/**
- * Go's `time.Duration` text for whole seconds, as the back-off message prints it
- * (`10s`, `1m20s`, `5m0s`).
- */
-function backOffText(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
-}
 
 /**
  * The simulated container runtime of one pod on one node (the part of
@@ -318,7 +310,7 @@ export class PodRuntime {
     c.state = {
       kind: "waiting",
       reason: "CrashLoopBackOff",
-      message: `back-off ${backOffText(backOffMs)} restarting failed container=${c.spec.name} pod=${this.#podName}`,
+      message: `back-off ${formatGoDuration(Math.round(backOffMs / 1000) * 1000)} restarting failed container=${c.spec.name} pod=${this.#podName}`,
     };
     c.restartAtMs = exitedAtMs + backOffMs;
     hooks.backOff(c);

@@ -19,18 +19,20 @@ import {
 import type { ClusterContext } from "./cluster-context.js";
 import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
 import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
-import { isNamespaceTerminating } from "./namespace-terminating.js";
+import { errorMessage } from "../../core/error-message.js";
+import { orphanAdopterKeys } from "./orphan-adopters.js";
 import { OwnWrites } from "./own-writes.js";
+import { createPod, deletePod, type PodControl } from "./pod-control.js";
 import { podsToDelete } from "./pod-deletion-order.js";
-import { isPodActive } from "./pod-state.js";
+import { isPodActive, msUntilNextAvailable } from "./pod-state.js";
 import { podFromTemplate } from "./pod-template.js";
 import {
-  nextAvailableInMs,
   replicaSetStatus,
   replicaSetStatusUnchanged,
   withObservedGeneration,
 } from "./replica-set-status.js";
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from "./slow-start-batch.js";
+import { workloadSelector } from "./workload-selector.js";
 
 const APPS_V1 = "apps/v1";
 const KIND = "ReplicaSet";
@@ -40,10 +42,6 @@ const WORKERS = 5;
 
 /** At most this many pods are created or deleted in one sync (kube's `BurstReplicas`). */
 const BURST_REPLICAS = 500;
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * The simulated ReplicaSet controller. Per ReplicaSet, level-triggered from the listers:
@@ -92,42 +90,23 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
     writes: OwnWrites,
     signal: AbortSignal,
   ): Promise<unknown> => {
-    const namespace = rs.metadata?.namespace ?? "";
-    const podClient = clientset.coreV1.pods(namespace);
-    const subject = { ...rs, apiVersion: APPS_V1, kind: KIND };
+    const control: PodControl = {
+      podClient: clientset.coreV1.pods(rs.metadata?.namespace ?? ""),
+      recorder,
+      subject: { ...rs, apiVersion: APPS_V1, kind: KIND },
+      onWrite: (pod) => writes.record(pods.informer, pod),
+      signal,
+    };
     const diff = owned.length - (rs.spec?.replicas ?? 1);
     if (diff < 0) {
       const { error } = await slowStartBatch(
         Math.min(-diff, BURST_REPLICAS),
         SLOW_START_INITIAL_BATCH_SIZE,
-        async () => {
-          const pod = podFromTemplate(rs.spec?.template, {
-            apiVersion: APPS_V1,
-            kind: KIND,
-            object: rs,
-          });
-          try {
-            const created = await podClient.create(pod, { signal });
-            writes.record(pods.informer, created);
-            recorder.event(
-              subject,
-              "Normal",
-              "SuccessfulCreate",
-              `Created pod: ${created.metadata?.name}`,
-            );
-          } catch (err) {
-            if (isNamespaceTerminating(err)) return;
-            if (!signal.aborted) {
-              recorder.event(
-                subject,
-                "Warning",
-                "FailedCreate",
-                `Error creating: ${errorMessage(err)}`,
-              );
-            }
-            throw err;
-          }
-        },
+        () =>
+          createPod(
+            control,
+            podFromTemplate(rs.spec?.template, { apiVersion: APPS_V1, kind: KIND, object: rs }),
+          ),
       );
       return error;
     }
@@ -138,27 +117,7 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
         Math.min(diff, BURST_REPLICAS),
         ctx.clock.now(),
       );
-      const outcomes = await Promise.allSettled(
-        victims.map(async (pod) => {
-          const name = pod.metadata?.name ?? "";
-          try {
-            const gone = await podClient.delete(name, { signal });
-            if (gone.kind === "Pod") writes.record(pods.informer, gone as Pod);
-            recorder.event(subject, "Normal", "SuccessfulDelete", `Deleted pod: ${name}`);
-          } catch (err) {
-            if (isNotFound(err)) return;
-            if (!signal.aborted) {
-              recorder.event(
-                subject,
-                "Warning",
-                "FailedDelete",
-                `Error deleting: ${errorMessage(err)}`,
-              );
-            }
-            throw err;
-          }
-        }),
-      );
+      const outcomes = await Promise.allSettled(victims.map((pod) => deletePod(control, pod)));
       const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
       return failure?.reason;
     }
@@ -219,7 +178,7 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
       const observed = await writes.observed(signal);
       if (manageError !== undefined) throw manageError;
       if (!observed) return { requeue: true };
-      const wait = nextAvailableInMs(rs, owned, nowMs);
+      const wait = msUntilNextAvailable(owned, rs.spec?.minReadySeconds ?? 0, nowMs);
       return wait !== undefined ? { requeueAfterMs: wait } : undefined;
     } catch (err) {
       if (!isConflict(err)) throw err;
@@ -241,22 +200,14 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
   // An orphan wakes every ReplicaSet of its namespace whose selector matches it (kube's
   // getPodReplicaSets), so one of them adopts it.
   controller.watch(pods.informer, {
-    map: (pod: Pod) => {
-      if (controllerOf(pod) !== undefined || !isPodActive(pod)) return [];
-      const namespace = pod.metadata?.namespace ?? "";
-      return replicaSets.lister
-        .replicaSets(namespace)
-        .list()
-        .filter((rs) => {
-          try {
-            const selector = LabelSelector.fromLabelSelector(rs.spec?.selector);
-            return !selector.isEmpty() && selector.matches(pod.metadata?.labels);
-          } catch {
-            return false;
-          }
-        })
-        .map((rs) => `${namespace}/${rs.metadata?.name}`);
-    },
+    map: (pod: Pod) =>
+      isPodActive(pod)
+        ? orphanAdopterKeys(
+            pod,
+            (namespace: string) => replicaSets.lister.replicaSets(namespace).list(),
+            workloadSelector,
+          )
+        : [],
   });
   return controller;
 }

@@ -7,7 +7,8 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { deepEqual } from "../../core/json.js";
 import { formatTime } from "../../core/wire-time.js";
 import { LabelSelector } from "../../index.js";
-import { isPodAvailable, isPodReady, podCondition } from "./pod-state.js";
+import { errorMessage } from "../../core/error-message.js";
+import { isPodAvailable, isPodReady } from "./pod-state.js";
 
 /** The condition a ReplicaSet gets when it fails to create or delete pods. */
 export const REPLICA_FAILURE = "ReplicaFailure";
@@ -20,11 +21,6 @@ export interface ReplicaSetStatusInput {
   /** The error of this sync's creates or deletes, if any. */
   readonly manageError: unknown;
   readonly nowMs: number;
-}
-
-/** The message of a create/delete failure as Go's `err.Error()` prints it. */
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -103,27 +99,4 @@ export function replicaSetStatusUnchanged(rs: ReplicaSet, next: ReplicaSetStatus
 /** `status` stamped with the generation the sync acted on. */
 export function withObservedGeneration(rs: ReplicaSet, status: ReplicaSetStatus): ReplicaSetStatus {
   return { ...status, observedGeneration: rs.metadata?.generation ?? 0 };
-}
-
-/**
- * How long until the next of the ReplicaSet's Ready pods becomes available (Ready for
- * `minReadySeconds`), in ms; undefined when none is waiting. kube re-syncs a ReplicaSet
- * `minReadySeconds` after a pod turns Ready; this wakes it exactly when the count changes.
- */
-export function nextAvailableInMs(
-  rs: ReplicaSet,
-  pods: readonly Pod[],
-  nowMs: number,
-): number | undefined {
-  const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
-  if (minReadyMs <= 0) return undefined;
-  let next: number | undefined;
-  for (const pod of pods) {
-    if (!isPodReady(pod) || isPodAvailable(pod, rs.spec?.minReadySeconds ?? 0, nowMs)) continue;
-    const since = Date.parse(podCondition(pod, "Ready")?.lastTransitionTime ?? "");
-    if (!Number.isFinite(since)) continue;
-    const wait = Math.max(1, since + minReadyMs - nowMs);
-    next = next === undefined ? wait : Math.min(next, wait);
-  }
-  return next;
 }

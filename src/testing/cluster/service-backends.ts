@@ -1,5 +1,11 @@
 import type { Pod, Service, ServicePort } from "kubernetes-types/core/v1.js";
-import { LabelSelector, objectKey, type NamespaceLister } from "../../index.js";
+import {
+  LabelSelector,
+  objectKey,
+  resourceVersionChanged,
+  type ControllerWatchOptions,
+  type NamespaceLister,
+} from "../../index.js";
 import { isPodTerminated } from "./pod-state.js";
 
 /**
@@ -35,6 +41,22 @@ export function servicesSelecting(services: NamespaceLister<Service>, pod: Pod):
     .list()
     .filter((service) => serviceSelector(service)?.matches(labels) === true)
     .map((service) => objectKey(service));
+}
+
+/**
+ * How the endpoints and EndpointSlice controllers watch pods (kube's `addPod`, `updatePod`,
+ * `deletePod` handlers): a pod change that changed its resourceVersion (not a resync)
+ * reconciles the keys of the Services of its namespace that select it ({@link servicesSelecting}).
+ *
+ * @param services - the Service lister, by namespace.
+ */
+export function podsOfServicesWatch(services: {
+  services(namespace: string): NamespaceLister<Service>;
+}): ControllerWatchOptions<Pod> {
+  return {
+    map: (pod: Pod) => servicesSelecting(services.services(pod.metadata?.namespace ?? ""), pod),
+    predicates: [resourceVersionChanged],
+  };
 }
 
 /** The pod's IPs: `status.podIPs`, or `status.podIP` alone when the list is empty. */

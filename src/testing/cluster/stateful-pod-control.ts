@@ -14,13 +14,10 @@ import {
   type EventRecorder,
   type SharedIndexInformer,
 } from "../../index.js";
+import { errorMessage } from "../../core/error-message.js";
 import { isNamespaceTerminating } from "./namespace-terminating.js";
 import type { OwnWrites } from "./own-writes.js";
 import { claimsFor, ordinalOf } from "./stateful-set-identity.js";
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** What a {@link StatefulPodControl} writes with, for one sync of one set. */
 export interface StatefulPodControlOptions {

@@ -9,9 +9,7 @@ import type { StatefulSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
   Controller,
-  LabelSelector,
   PatchTypes,
-  controllerOf,
   isConflict,
   isNotFound,
   splitKey,
@@ -22,6 +20,8 @@ import type { ClusterContext } from "./cluster-context.js";
 import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
 import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
 import { revisionTemplate, sortRevisions } from "./controller-revisions.js";
+import { errorMessage } from "../../core/error-message.js";
+import { orphanAdopterKeys } from "./orphan-adopters.js";
 import { OwnWrites } from "./own-writes.js";
 import { StatefulPodControl } from "./stateful-pod-control.js";
 import { isMemberOf } from "./stateful-set-identity.js";
@@ -36,26 +36,13 @@ import {
   statusMergePatch,
 } from "./stateful-set-status.js";
 import { updateStatefulSetPods } from "./stateful-set-update.js";
+import { workloadSelector } from "./workload-selector.js";
 
 const APPS_V1 = "apps/v1";
 const KIND = "StatefulSet";
 
 /** kube-controller-manager's `--concurrent-statefulset-syncs` default. */
 const WORKERS = 5;
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** The set's selector, or undefined when it does not parse or selects everything (kube syncs neither). */
-function selectorOf(set: StatefulSet): LabelSelector | undefined {
-  try {
-    const selector = LabelSelector.fromLabelSelector(set.spec?.selector);
-    return selector.isEmpty() ? undefined : selector;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The simulated StatefulSet controller (source `statefulset-controller`). Per StatefulSet,
@@ -111,7 +98,7 @@ export function statefulSetController(ctx: ClusterContext): Runnable {
       if (isNotFound(err)) return; // deleted: the garbage collector removes its pods
       throw err;
     }
-    const selector = selectorOf(set);
+    const selector = workloadSelector(set);
     if (selector === undefined) {
       logger.warn("statefulset: invalid or empty selector; not synced", { key });
       return;
@@ -217,15 +204,16 @@ export function statefulSetController(ctx: ClusterContext): Runnable {
   // An orphan named like a member wakes the sets of its namespace that select it (kube's
   // getPodStatefulSets), so one of them adopts it.
   controller.watch(pods.informer, {
-    map: (pod: Pod) => {
-      if (controllerOf(pod) !== undefined) return [];
-      const namespace = pod.metadata?.namespace ?? "";
-      return sets.lister
-        .statefulSets(namespace)
-        .list()
-        .filter((set) => isMemberOf(set, pod) && selectorOf(set)?.matches(pod.metadata?.labels))
-        .map((set) => `${namespace}/${set.metadata?.name}`);
-    },
+    map: (pod: Pod) =>
+      orphanAdopterKeys(
+        pod,
+        (namespace: string) =>
+          sets.lister
+            .statefulSets(namespace)
+            .list()
+            .filter((set) => isMemberOf(set, pod)),
+        workloadSelector,
+      ),
   });
   return controller;
 }

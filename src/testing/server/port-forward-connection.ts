@@ -2,6 +2,7 @@ import type { Duplex } from "node:stream";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 import type { ContainerHandlers } from "./container-handlers.js";
 import { builtinPortForwardHandler } from "./port-forward-builtin.js";
+import { errorMessage } from "../../core/error-message.js";
 
 /** One forwarded connection to serve: which pod and port, and its data stream. */
 export interface ForwardedConnection {
@@ -53,7 +54,7 @@ export async function serveForwardedConnection(
   try {
     await handler(stream, { namespace, pod, port, signal });
   } catch (err) {
-    return forwardingError(pod, port, err instanceof Error ? err.message : String(err));
+    return forwardingError(pod, port, errorMessage(err));
   }
   await over;
   return undefined;

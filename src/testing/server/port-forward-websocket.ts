@@ -11,10 +11,8 @@
  */
 import { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
+import { encodeChannelMessage, encodePortPrefix } from "../../core/websocket-channels.js";
 import type { ServeForwardedPort } from "./port-forward-connection.js";
-
-/** The subprotocol of the binary channel framing (the kubelet also accepts none). */
-export const PORT_FORWARD_WEBSOCKET_PROTOCOL = "v4.channel.k8s.io";
 
 /**
  * Runs the port-forward channel protocol on an accepted WebSocket for `ports` (in query
@@ -45,20 +43,15 @@ export function servePortForwardWebSocket(
   ws.on("error", () => ws.terminate());
   aborter.signal.addEventListener("abort", () => ws.close(1000), { once: true });
 
-  const portBytes = (port: number): Buffer => {
-    const bytes = Buffer.alloc(2);
-    bytes.writeUInt16LE(port);
-    return bytes;
-  };
   for (const [i, port] of ports.entries()) {
-    ws.send(Buffer.concat([Buffer.from([2 * i]), portBytes(port)]));
-    ws.send(Buffer.concat([Buffer.from([2 * i + 1]), portBytes(port)]));
+    ws.send(encodeChannelMessage(2 * i, encodePortPrefix(port)));
+    ws.send(encodeChannelMessage(2 * i + 1, encodePortPrefix(port)));
   }
   void Promise.all(
     ports.map(async (port, i) => {
       const error = await serve(port, channels[i]!, aborter.signal);
       if (error !== undefined && ws.readyState === ws.OPEN)
-        ws.send(Buffer.concat([Buffer.from([2 * i + 1]), Buffer.from(error, "utf8")]));
+        ws.send(encodeChannelMessage(2 * i + 1, Buffer.from(error, "utf8")));
     }),
   ).then(() => aborter.abort());
 }
@@ -101,7 +94,7 @@ class DataChannel extends Duplex {
   ): void {
     if (!this.open || this.ws.readyState !== this.ws.OPEN) return callback();
     // A failed send closes the WebSocket, which ends the channel: the stream never errors.
-    this.ws.send(Buffer.concat([Buffer.from([this.channel]), chunk]), () => callback());
+    this.ws.send(encodeChannelMessage(this.channel, chunk), () => callback());
   }
 
   override _final(callback: (err?: Error | null) => void): void {

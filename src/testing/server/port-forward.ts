@@ -9,16 +9,19 @@
  * - a WebSocket with `v4.channel.k8s.io` (or no subprotocol) and the `ports` query: the
  *   kubelet's channel protocol, as client libraries speak it (one connection per port).
  */
-import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { isJsonObject } from "../../core/json.js";
+import { PORT_FORWARD_CHANNEL_PROTOCOL } from "../../core/websocket-channels.js";
 import { createWebSocketStream, WebSocketServer } from "ws";
 import { serveForwardedConnection, type ServeForwardedPort } from "./port-forward-connection.js";
 import { PORT_FORWARD_SPDY_PROTOCOL, servePortForwardSpdy } from "./port-forward-spdy.js";
+import { servePortForwardWebSocket } from "./port-forward-websocket.js";
 import {
-  PORT_FORWARD_WEBSOCKET_PROTOCOL,
-  servePortForwardWebSocket,
-} from "./port-forward-websocket.js";
+  headerList,
+  negotiateSpdyProtocol,
+  unableToNegotiate,
+  writeSpdyUpgrade,
+} from "./stream-protocol-handshake.js";
 import type { UpgradeRequest } from "./upgrade-handler.js";
 import { writeUpgradeRefusal } from "./upgrade-responses.js";
 
@@ -35,7 +38,7 @@ const channelWebSockets = new WebSocketServer({
   perMessageDeflate: false,
   clientTracking: false,
   handleProtocols: (offered) =>
-    offered.has(PORT_FORWARD_WEBSOCKET_PROTOCOL) && PORT_FORWARD_WEBSOCKET_PROTOCOL,
+    offered.has(PORT_FORWARD_CHANNEL_PROTOCOL) && PORT_FORWARD_CHANNEL_PROTOCOL,
 });
 
 /**
@@ -82,16 +85,9 @@ export function handlePortForwardUpgrade(request: UpgradeRequest): void {
     });
 
   if (upgrade === "spdy/3.1") {
-    const offered = headerList(req, "x-stream-protocol-version");
-    if (!offered.includes(PORT_FORWARD_SPDY_PROTOCOL))
-      return refuse(socket, 403, unableToNegotiate(offered, [PORT_FORWARD_SPDY_PROTOCOL]));
-    socket.write(
-      "HTTP/1.1 101 Switching Protocols\r\n" +
-        "Connection: Upgrade\r\n" +
-        "Upgrade: SPDY/3.1\r\n" +
-        `X-Stream-Protocol-Version: ${PORT_FORWARD_SPDY_PROTOCOL}\r\n\r\n`,
-    );
-    if (head.length > 0) socket.unshift(head);
+    const negotiated = negotiateSpdyProtocol(req, [PORT_FORWARD_SPDY_PROTOCOL]);
+    if ("refusal" in negotiated) return refuse(socket, 403, negotiated.refusal);
+    writeSpdyUpgrade(socket, head, negotiated.protocol);
     servePortForwardSpdy(socket, serve, request.signal);
     return;
   }
@@ -108,8 +104,8 @@ export function handlePortForwardUpgrade(request: UpgradeRequest): void {
       servePortForwardSpdy(createWebSocketStream(ws), serve, request.signal),
     );
   }
-  if (offered.length > 0 && !offered.includes(PORT_FORWARD_WEBSOCKET_PROTOCOL))
-    return refuse(socket, 403, unableToNegotiate(offered, [PORT_FORWARD_WEBSOCKET_PROTOCOL]));
+  if (offered.length > 0 && !offered.includes(PORT_FORWARD_CHANNEL_PROTOCOL))
+    return refuse(socket, 403, unableToNegotiate(offered, [PORT_FORWARD_CHANNEL_PROTOCOL]));
   const ports = parsePortsQuery(request.query.getAll("ports"));
   if (typeof ports === "string") return refuse(socket, 400, ports);
   channelWebSockets.handleUpgrade(req, socket, head, (ws) =>
@@ -134,21 +130,6 @@ function parsePortsQuery(values: readonly string[]): number[] | string {
     }
   }
   return ports;
-}
-
-/** A header's values, repeated lines and comma-separated lists both split, trimmed. */
-function headerList(req: IncomingMessage, name: string): string[] {
-  const raw = req.headers[name];
-  const lines = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  return lines
-    .flatMap((line) => line.split(","))
-    .map((p) => p.trim())
-    .filter((p) => p !== "");
-}
-
-/** apimachinery's `httpstream.Handshake` refusal. */
-function unableToNegotiate(client: readonly string[], server: readonly string[]): string {
-  return `unable to upgrade: unable to negotiate protocol: client supports [${client.join(" ")}], server accepts [${server.join(" ")}]`;
 }
 
 /** Refuses the upgrade with a plain-text answer, as the kubelet's streaming server does. */

@@ -23,6 +23,7 @@ import { WebSocketServer } from "ws";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 import { StatusError, type Status } from "../../core/status.js";
 import { newBadRequest, newInternalError } from "../../core/status-builders.js";
+import { REMOTE_COMMAND_PROTOCOL_V5 } from "../../core/websocket-channels.js";
 import type { ExecHandler, ExecRequest } from "./container-handlers.js";
 import { DEFAULT_PATH, type BuiltInContainers } from "./container-shell/built-in-containers.js";
 import {
@@ -30,13 +31,10 @@ import {
   requireHostAssigned,
   validateStreamContainer,
 } from "./pod-stream-target.js";
-import { acceptSpdyRemoteCommand, negotiateSpdyProtocol } from "./remote-command-spdy.js";
+import { acceptSpdyRemoteCommand, SPDY_REMOTE_COMMAND_PROTOCOLS } from "./remote-command-spdy.js";
 import type { RemoteCommandStreams, RequestedStreams } from "./remote-command-streams.js";
-import {
-  negotiateStreamProtocol,
-  STREAM_PROTOCOL_V5,
-  WebSocketRemoteCommand,
-} from "./remote-command-websocket.js";
+import { negotiateStreamProtocol, WebSocketRemoteCommand } from "./remote-command-websocket.js";
+import { negotiateSpdyProtocol } from "./stream-protocol-handshake.js";
 import type { UpgradeRequest } from "./upgrade-handler.js";
 import { writeUpgradeRefusal, writeUpgradeStatus } from "./upgrade-responses.js";
 
@@ -128,9 +126,12 @@ export class RemoteCommandSessions {
     const upgrade = (req.headers.upgrade ?? "").toLowerCase();
     let protocol: string | undefined;
     if (upgrade === "spdy/3.1") {
-      const negotiated = negotiateSpdyProtocol(req);
+      const negotiated = negotiateSpdyProtocol(req, SPDY_REMOTE_COMMAND_PROTOCOLS);
       if ("refusal" in negotiated) {
-        const code = negotiated.refusal.includes("is required") ? 400 : 403;
+        // The kubelet answers Handshake's error with http.Error(400), after Handshake itself
+        // wrote 403 when no protocol matched
+        // (`pkg/kubelet/cri/streaming/remotecommand/httpstream.go`).
+        const code = negotiated.headerMissing ? 400 : 403;
         writeUpgradeRefusal(socket, code, `${negotiated.refusal}\n`, "text/plain; charset=utf-8");
         return;
       }
@@ -161,7 +162,7 @@ export class RemoteCommandSessions {
       refusal = { code: 400, message: "you must specify at least 1 of stdin, stdout, stderr" };
     else if (!isContainerRunning(pod, container))
       refusal = { code: 500, message: `container not found ("${container}")` };
-    if (refusal && protocol !== STREAM_PROTOCOL_V5) {
+    if (refusal && protocol !== REMOTE_COMMAND_PROTOCOL_V5) {
       // Proxied from the kubelet as it answered: before any upgrade, in plain text.
       writeUpgradeRefusal(socket, refusal.code, refusal.message, "text/plain; charset=utf-8");
       return;

@@ -9,10 +9,10 @@
  * the final Status. SPDY framing is `spdy/spdy-session.ts`.
  */
 import { EventEmitter } from "node:events";
-import type { IncomingMessage } from "node:http";
 import type { Duplex, Readable, Writable } from "node:stream";
 import type { JsonObject } from "../../core/json.js";
 import type { Status } from "../../core/status.js";
+import { REMOTE_COMMAND_PROTOCOL_V4 } from "../../core/websocket-channels.js";
 import {
   endWriter,
   errorStreamBody,
@@ -20,34 +20,12 @@ import {
   type RemoteCommandStreams,
   type RequestedStreams,
 } from "./remote-command-streams.js";
-import { STREAM_PROTOCOL_V4 } from "./remote-command-websocket.js";
 import { SpdySession } from "./spdy/spdy-session.js";
 import type { SpdyStream } from "./spdy/spdy-stream.js";
+import { writeSpdyUpgrade } from "./stream-protocol-handshake.js";
 
 /** The protocols served over SPDY, in the kubelet's order of preference. */
-const SPDY_PROTOCOLS = [STREAM_PROTOCOL_V4];
-
-/**
- * The protocol to answer, or the kubelet's refusal text (`httpstream.Handshake`,
- * `staging/src/k8s.io/apimachinery/pkg/util/httpstream/httpstream.go`): the first protocol
- * the client offers that is served.
- */
-export function negotiateSpdyProtocol(
-  req: IncomingMessage,
-): { protocol: string } | { refusal: string } {
-  const raw = req.headers["x-stream-protocol-version"];
-  const offered = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw])
-    .flatMap((line) => line.split(","))
-    .map((p) => p.trim())
-    .filter((p) => p !== "");
-  if (offered.length === 0)
-    return { refusal: "unable to upgrade: X-Stream-Protocol-Version is required" };
-  const protocol = offered.find((p) => SPDY_PROTOCOLS.includes(p));
-  if (protocol) return { protocol };
-  return {
-    refusal: `unable to upgrade: unable to negotiate protocol: client supports [${offered.join(" ")}], server accepts [${SPDY_PROTOCOLS.join(" ")}]`,
-  };
-}
+export const SPDY_REMOTE_COMMAND_PROTOCOLS: readonly string[] = [REMOTE_COMMAND_PROTOCOL_V4];
 
 /** The stream types the session waits for, from the query (`expectedStreams` in the kubelet). */
 function expectedStreamTypes(streams: RequestedStreams): Set<string> {
@@ -131,13 +109,7 @@ export function acceptSpdyRemoteCommand(
   streams: RequestedStreams,
   serverSignal: AbortSignal,
 ): Promise<RemoteCommandStreams | undefined> {
-  socket.write(
-    "HTTP/1.1 101 Switching Protocols\r\n" +
-      "Connection: Upgrade\r\n" +
-      "Upgrade: SPDY/3.1\r\n" +
-      `X-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
-  );
-  if (head.length > 0) socket.unshift(head);
+  writeSpdyUpgrade(socket, head, protocol);
   const expected = expectedStreamTypes(streams);
   const byType = new Map<string, SpdyStream>();
   return new Promise((resolve) => {

@@ -8,6 +8,7 @@ import type { EventEmitter } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import type { JsonObject } from "../../core/json.js";
 import type { Status } from "../../core/status.js";
+import type { TerminalSize } from "../../core/websocket-channels.js";
 
 /** Which streams the client asked for (the `stdin`, `stdout`, `stderr`, `tty` query). */
 export interface RequestedStreams {
@@ -16,12 +17,6 @@ export interface RequestedStreams {
   /** Already false with a TTY: the kubelet drops stderr then (the terminal carries both). */
   readonly stderr: boolean;
   readonly tty: boolean;
-}
-
-/** A terminal size sent by the client. */
-export interface TerminalSize {
-  readonly width: number;
-  readonly height: number;
 }
 
 /**

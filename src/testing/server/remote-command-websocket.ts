@@ -13,6 +13,13 @@ import type { WebSocket } from "ws";
 import type { JsonObject } from "../../core/json.js";
 import type { Status } from "../../core/status.js";
 import {
+  decodeChannelMessage,
+  encodeChannelMessage,
+  REMOTE_COMMAND_PROTOCOL_V5,
+  REMOTE_COMMAND_PROTOCOLS,
+  RemoteCommandChannel,
+} from "../../core/websocket-channels.js";
+import {
   endWriter,
   errorStreamBody,
   parseTerminalSize,
@@ -20,20 +27,17 @@ import {
   type RequestedStreams,
 } from "./remote-command-streams.js";
 
-/** `v5.channel.k8s.io`: v4 plus the close signal (channel 255). */
-export const STREAM_PROTOCOL_V5 = "v5.channel.k8s.io";
-/** `v4.channel.k8s.io`: JSON Status on the error channel, resize channel. */
-export const STREAM_PROTOCOL_V4 = "v4.channel.k8s.io";
-
 /** The protocols served, in no order of preference (the client's order decides). */
-const SUPPORTED = new Set([STREAM_PROTOCOL_V5, STREAM_PROTOCOL_V4]);
+const SUPPORTED = new Set(REMOTE_COMMAND_PROTOCOLS);
 
-const STDIN = 0;
-const STDOUT = 1;
-const STDERR = 2;
-const ERROR = 3;
-const RESIZE = 4;
-const CLOSE = 255;
+const {
+  stdin: STDIN,
+  stdout: STDOUT,
+  stderr: STDERR,
+  error: ERROR,
+  resize: RESIZE,
+  close: CLOSE,
+} = RemoteCommandChannel;
 
 /**
  * The protocol to answer with: the first one the client offers (`Sec-WebSocket-Protocol`,
@@ -65,7 +69,7 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
 
   constructor(
     private readonly ws: WebSocket,
-    /** The negotiated protocol ({@link STREAM_PROTOCOL_V5} or {@link STREAM_PROTOCOL_V4}). */
+    /** The negotiated protocol (`v5.channel.k8s.io` or `v4.channel.k8s.io`). */
     readonly protocol: string,
     streams: RequestedStreams,
   ) {
@@ -108,15 +112,19 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
   }
 
   private receive(data: Buffer, isBinary: boolean): void {
-    if (this.finished || !isBinary || data.length === 0) return;
-    const channel = data[0];
-    const payload = data.subarray(1);
+    const message = decodeChannelMessage(data);
+    if (this.finished || !isBinary || message === undefined) return;
+    const { channel, data: payload } = message;
     if (channel === STDIN && this.stdin && !this.stdinEnded) {
       if (payload.length > 0 && !this.stdin.push(payload)) this.ws.pause();
     } else if (channel === RESIZE) {
       const size = parseTerminalSize(payload.toString("utf8"));
       if (size) this.resizes.emit("resize", size);
-    } else if (channel === CLOSE && this.protocol === STREAM_PROTOCOL_V5 && payload[0] === STDIN) {
+    } else if (
+      channel === CLOSE &&
+      this.protocol === REMOTE_COMMAND_PROTOCOL_V5 &&
+      payload[0] === STDIN
+    ) {
       this.endStdin();
     }
   }
@@ -134,7 +142,7 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
       callback?.();
       return;
     }
-    this.ws.send(Buffer.concat([Buffer.of(channel), payload]), { binary: true }, callback);
+    this.ws.send(encodeChannelMessage(channel, payload), { binary: true }, callback);
   }
 
   private channelWriter(channel: number): Writable {

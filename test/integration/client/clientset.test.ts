@@ -17,6 +17,7 @@ import { PatchTypes } from "../../../src/rest/patch-type.js";
 import type { ApiServer } from "../../../src/testing/index.js";
 import { groupAccessorName, resourceAccessorName } from "../../../tools/generate-clientset.js";
 import { AUTH_MODES, startClientTestServer } from "./client-test-server.js";
+import { rejectionOf } from "../../support/rejection.js";
 
 /**
  * The typed Clientset against the embedded API server over HTTPS, once with bearer-token
@@ -44,16 +45,6 @@ function deployment(name: string): Deployment {
       template: { metadata: { labels: { app: name } }, spec: { containers: [container] } },
     },
   };
-}
-
-/** Resolves with the error `promise` rejects with (fails when it resolves). */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe.each(AUTH_MODES)("Clientset over HTTPS with %s authentication", (mode) => {

@@ -15,6 +15,7 @@ import {
 import { PatchTypes } from "../../../src/rest/patch-type.js";
 import type { ApiServer } from "../../../src/testing/index.js";
 import { AUTH_MODES, startClientTestServer } from "./client-test-server.js";
+import { rejectionOf } from "../../support/rejection.js";
 
 /**
  * The DynamicClient against the embedded API server over HTTPS (token and client
@@ -65,15 +66,6 @@ function widget(name: string, labels: Record<string, string> = {}, replicas = 1)
 
 function specOf(object: KubeObject): Record<string, unknown> {
   return object["spec"] as Record<string, unknown>;
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe.each(AUTH_MODES)("DynamicClient over HTTPS with %s authentication", (mode) => {

@@ -14,6 +14,7 @@ import { isNotFound, isStatus } from "../../../src/core/status.js";
 import { PatchTypes } from "../../../src/rest/patch-type.js";
 import type { ApiServer } from "../../../src/testing/index.js";
 import { AUTH_MODES, startClientTestServer } from "./client-test-server.js";
+import { rejectionOf } from "../../support/rejection.js";
 
 /**
  * The MetadataClient against the embedded API server over HTTPS (token and client
@@ -25,15 +26,6 @@ const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps" };
 
 function configMap(name: string, labels: Record<string, string> = {}): ConfigMap {
   return { metadata: { name, labels }, data: { secret: "payload" } };
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe.each(AUTH_MODES)("MetadataClient over HTTPS with %s authentication", (mode) => {

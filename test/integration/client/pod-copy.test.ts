@@ -16,6 +16,7 @@ import { PodStreams } from "../../../src/client/pod-streams.js";
 import { RESTClient } from "../../../src/rest/rest-client.js";
 import type { ServerSession } from "./remote-command-test-server.js";
 import { startRemoteCommandServer } from "./remote-command-test-server.js";
+import { rejectionOf } from "../../support/rejection.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -109,15 +110,6 @@ async function stdinOf(session: ServerSession): Promise<Buffer> {
   return Buffer.concat(session.received.filter(([c]) => c === 0).map(([, d]) => d));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected a rejection");
-}
-
 describe("copyFromPod", () => {
   it("runs kubectl's `tar cf - SOURCE` and writes a file to the destination path", async () => {
     const archive = await tarOf([
@@ -198,7 +190,7 @@ describe("copyFromPod", () => {
       s.exit(0);
     });
     const dir = await tempDir();
-    const err = await rejection(
+    const err = await rejectionOf(
       streams.copyFromPod("ns", "p", { source: "/srv/site", destination: dir }),
     );
     expect(err).toBeInstanceOf(PodCopyArchiveError);
@@ -212,7 +204,7 @@ describe("copyFromPod", () => {
       s.send(1, Buffer.alloc(1024, 0x41));
       s.exit(0);
     });
-    const err = await rejection(
+    const err = await rejectionOf(
       streams.copyFromPod("ns", "p", { source: "/x", destination: await tempDir() }),
     );
     expect(err).toBeInstanceOf(PodCopyArchiveError);
@@ -223,7 +215,7 @@ describe("copyFromPod", () => {
       s.send(2, "tar: /nope: Cannot stat: No such file or directory\n");
       s.exit(2);
     });
-    const err = await rejection(
+    const err = await rejectionOf(
       streams.copyFromPod("ns", "web-0", { source: "/nope", destination: await tempDir() }),
     );
     expect(err).toBeInstanceOf(PodCopyCommandError);
@@ -349,7 +341,7 @@ describe("copyToPod", () => {
       s.send(2, "tar: /readonly: Cannot open: Read-only file system\n");
       s.exit(2);
     });
-    const err = await rejection(
+    const err = await rejectionOf(
       streams.copyToPod("ns", "p", { source, destination: "/readonly/f.txt" }),
     );
     expect(err).toBeInstanceOf(PodCopyCommandError);
@@ -358,7 +350,7 @@ describe("copyToPod", () => {
 
   it("fails with the file system's error before connecting when the source is missing", async () => {
     const { streams, commands } = await podStreams((_command, s) => s.exit(0));
-    const err = await rejection(
+    const err = await rejectionOf(
       streams.copyToPod("ns", "p", { source: "/no/such/file", destination: "/tmp" }),
     );
     expect(err).toMatchObject({ code: "ENOENT" });
@@ -378,7 +370,7 @@ describe("copyToPod", () => {
       await s.next(0);
       controller.abort(new Error("cancelled by the test"));
     });
-    const err = await rejection(
+    const err = await rejectionOf(
       streams.copyToPod("ns", "p", {
         source,
         destination: "/data/big.bin",

@@ -7,7 +7,6 @@ import { once } from "node:events";
 import type { IncomingMessage } from "node:http";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { connect } from "node:net";
 import { PassThrough, Readable } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { text } from "node:stream/consumers";
@@ -27,7 +26,11 @@ import {
 import { HEARTBEAT_PERIOD_MS } from "../../../src/client/websocket-heartbeat.js";
 import { RequestTimeoutError, TransportError } from "../../../src/rest/request-errors.js";
 import { RESTClient } from "../../../src/rest/rest-client.js";
-import { createCertificateAuthority } from "../../../src/testing/server/certificates.js";
+import {
+  createCertificateAuthority,
+  type CertificateAuthority,
+} from "../../../src/testing/server/certificates.js";
+import { startConnectProxy } from "../../support/connect-proxy.js";
 import { waitFor } from "../../support/server-test-helpers.js";
 import type {
   RemoteCommandServer,
@@ -35,6 +38,7 @@ import type {
   ServerSession,
 } from "./remote-command-test-server.js";
 import { exitStatusJson, startRemoteCommandServer } from "./remote-command-test-server.js";
+import { rejectionOf } from "../../support/rejection.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -61,6 +65,32 @@ async function serve(
   return server;
 }
 
+/**
+ * A TLS server (certificate from `authority`) that asks for a client certificate; each
+ * session exits 0. `peerName()` is the CN of the certificate the client presented last.
+ */
+async function serveMutualTls(
+  authority: CertificateAuthority,
+): Promise<{ server: RemoteCommandServer; peerName: () => string | undefined }> {
+  const serving = await authority.issueServing({ dnsNames: [], ipAddresses: ["127.0.0.1"] });
+  let peerName: string | undefined;
+  const server = await serve(
+    (s) => {
+      peerName = String((s.request.socket as TLSSocket).getPeerCertificate().subject.CN);
+      s.exit(0);
+    },
+    {
+      tls: {
+        cert: serving.certPem,
+        key: serving.keyPem,
+        ca: authority.ca.certPem,
+        requestCert: true,
+      },
+    },
+  );
+  return { server, peerName: () => peerName };
+}
+
 function streamsFor(url: string, overrides: Partial<RestConfig> = {}): PodStreams {
   return new PodStreams(new RESTClient(configFor(url, overrides), { logger: noopLogger }));
 }
@@ -72,15 +102,6 @@ function rawHeaderValues(req: IncomingMessage, name: string): string[] {
     if (req.rawHeaders[i]?.toLowerCase() === name) out.push(req.rawHeaders[i + 1] ?? "");
   }
   return out;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("exec", () => {
@@ -141,7 +162,7 @@ describe("exec", () => {
       s.ws.close(1000);
     });
     const session = await streamsFor(server.url).exec("ns", "p", { command: ["nope"] });
-    const err = await rejection(session.status);
+    const err = await rejectionOf(session.status);
     expect(err).toBeInstanceOf(StatusError);
     expect((err as StatusError).message).toContain("executable file not found");
   });
@@ -286,23 +307,8 @@ describe("exec", () => {
 
   it("connects with TLS, a client certificate, the bearer token and impersonation headers", async () => {
     const authority = await createCertificateAuthority();
-    const serving = await authority.issueServing({ dnsNames: [], ipAddresses: ["127.0.0.1"] });
     const clientCert = await authority.issueClient({ user: "jane" });
-    let peerName: string | undefined;
-    const server = await serve(
-      (s) => {
-        peerName = String((s.request.socket as TLSSocket).getPeerCertificate().subject.CN);
-        s.exit(0);
-      },
-      {
-        tls: {
-          cert: serving.certPem,
-          key: serving.keyPem,
-          ca: authority.ca.certPem,
-          requestCert: true,
-        },
-      },
-    );
+    const { server, peerName } = await serveMutualTls(authority);
     const credentials: CredentialSource = {
       kind: "token",
       get: () => Promise.resolve({ headers: { Authorization: "Bearer s3cret" } }),
@@ -322,29 +328,14 @@ describe("exec", () => {
     expect(request.headers["impersonate-extra-scopes"]).toBe("a");
     expect(request.headers["user-agent"]).toBe("exec-test/1.0");
     expect(request.headers["accept-encoding"]).toBeUndefined();
-    expect(peerName).toBe("jane");
+    expect(peerName()).toBe("jane");
   });
 
   it("presents the client certificate an exec plugin returns instead of the static one", async () => {
     const authority = await createCertificateAuthority();
-    const serving = await authority.issueServing({ dnsNames: [], ipAddresses: ["127.0.0.1"] });
     const staticCert = await authority.issueClient({ user: "static" });
     const pluginCert = await authority.issueClient({ user: "from-plugin" });
-    let peerName: string | undefined;
-    const server = await serve(
-      (s) => {
-        peerName = String((s.request.socket as TLSSocket).getPeerCertificate().subject.CN);
-        s.exit(0);
-      },
-      {
-        tls: {
-          cert: serving.certPem,
-          key: serving.keyPem,
-          ca: authority.ca.certPem,
-          requestCert: true,
-        },
-      },
-    );
+    const { server, peerName } = await serveMutualTls(authority);
     const credentials: CredentialSource = {
       kind: "exec",
       get: () => Promise.resolve({ headers: {}, clientCertificate: pluginCert }),
@@ -355,7 +346,7 @@ describe("exec", () => {
       credentials,
     }).exec("ns", "p", { command: ["x"] });
     await session.status;
-    expect(peerName).toBe("from-plugin");
+    expect(peerName()).toBe("from-plugin");
   });
 
   it("fails with a TransportError when the server certificate is not trusted", async () => {
@@ -364,7 +355,7 @@ describe("exec", () => {
     const server = await serve((s) => s.exit(0), {
       tls: { cert: serving.certPem, key: serving.keyPem },
     });
-    const err = await rejection(streamsFor(server.url).exec("ns", "p", { command: ["x"] }));
+    const err = await rejectionOf(streamsFor(server.url).exec("ns", "p", { command: ["x"] }));
     expect(err).toBeInstanceOf(TransportError);
     expect(server.requests).toHaveLength(0);
     // insecureSkipTlsVerify connects anyway.
@@ -382,33 +373,15 @@ describe("exec", () => {
     const server = await serve((s) => s.exit(4), {
       tls: { cert: serving.certPem, key: serving.keyPem },
     });
-    const connects: { target: string; auth: string | undefined }[] = [];
-    const proxy = createHttpServer();
-    proxy.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
-      connects.push({ target: req.url ?? "", auth: req.headers["proxy-authorization"] });
-      const [host, port] = (req.url ?? "").split(":");
-      const upstream = connect(Number(port), host, () => {
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-    });
-    proxy.listen(0, "127.0.0.1");
-    await once(proxy, "listening");
-    cleanups.push(() => {
-      proxy.closeAllConnections();
-      return new Promise<void>((resolve) => proxy.close(() => resolve()));
-    });
-    const proxyUrl = `http://user:p%40ss@127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const proxy = await startConnectProxy();
+    cleanups.push(() => proxy.close());
+    const proxyUrl = proxy.url.replace("http://", "http://user:p%40ss@");
     const session = await streamsFor(server.url, {
       tls: { caPem: authority.ca.certPem },
       proxyUrl,
     }).exec("ns", "p", { command: ["x"] });
     expect((await session.status).exitCode).toBe(4);
-    expect(connects).toEqual([
+    expect(proxy.tunnels).toEqual([
       {
         target: new URL(server.url).host,
         auth: `Basic ${Buffer.from("user:p@ss").toString("base64")}`,
@@ -425,7 +398,7 @@ describe("exec", () => {
     await once(proxy, "listening");
     cleanups.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const err = await rejection(
+    const err = await rejectionOf(
       streamsFor("http://127.0.0.1:1", { proxyUrl }).exec("ns", "p", { command: ["x"] }),
     );
     expect(err).toBeInstanceOf(TransportError);
@@ -472,7 +445,7 @@ describe("exec", () => {
     const server = await serve(() => undefined, {
       refuse: () => ({ statusCode: 400, body: JSON.stringify(status) }),
     });
-    const err = await rejection(streamsFor(server.url).exec("ns", "p", { command: ["x"] }));
+    const err = await rejectionOf(streamsFor(server.url).exec("ns", "p", { command: ["x"] }));
     expect(err).toBeInstanceOf(StatusError);
     expect(isBadRequest(err)).toBe(true);
     expect((err as StatusError).message).toBe("unable to upgrade connection: pod does not exist");
@@ -482,7 +455,7 @@ describe("exec", () => {
     const server = await serve(() => undefined, {
       refuse: () => ({ statusCode: 404, body: "404 page not found", contentType: "text/plain" }),
     });
-    const err = await rejection(streamsFor(server.url).exec("ns", "web-0", { command: ["x"] }));
+    const err = await rejectionOf(streamsFor(server.url).exec("ns", "web-0", { command: ["x"] }));
     expect(isNotFound(err)).toBe(true);
     expect((err as StatusError).message).toBe(
       "the server could not find the requested resource (get pods web-0)",
@@ -499,7 +472,7 @@ describe("exec", () => {
     const server = await serve(() => undefined, {
       refuse: () => ({ statusCode: 401, body: "" }),
     });
-    const err = await rejection(
+    const err = await rejectionOf(
       streamsFor(server.url, { credentials }).exec("ns", "p", { command: ["x"] }),
     );
     expect((err as StatusError).code).toBe(401);
@@ -508,7 +481,7 @@ describe("exec", () => {
 
   it("fails with StreamUpgradeError when the server picks none of the protocols", async () => {
     const server = await serve((s) => s.exit(0), { protocols: ["channel.k8s.io"] });
-    const err = await rejection(streamsFor(server.url).exec("ns", "p", { command: ["x"] }));
+    const err = await rejectionOf(streamsFor(server.url).exec("ns", "p", { command: ["x"] }));
     expect(err).toBeInstanceOf(StreamUpgradeError);
     expect((err as StreamUpgradeError).negotiatedProtocol).toBe("");
     expect((err as StreamUpgradeError).message).toContain(
@@ -520,7 +493,7 @@ describe("exec", () => {
     const server = await serve((s) => s.exit(0));
     const url = server.url;
     await server.close();
-    const err = await rejection(streamsFor(url).exec("ns", "p", { command: ["x"] }));
+    const err = await rejectionOf(streamsFor(url).exec("ns", "p", { command: ["x"] }));
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).code).toBe("ECONNREFUSED");
   });
@@ -532,7 +505,7 @@ describe("exec", () => {
       logger: noopLogger,
       clock,
     });
-    const pending = rejection(new PodStreams(client).exec("ns", "p", { command: ["x"] }));
+    const pending = rejectionOf(new PodStreams(client).exec("ns", "p", { command: ["x"] }));
     await waitFor("the upgrade request", () => Promise.resolve(server.requests.length === 1));
     clock.advance(5000);
     expect(await pending).toBeInstanceOf(RequestTimeoutError);
@@ -544,12 +517,12 @@ describe("exec", () => {
     const early = new AbortController();
     early.abort(new Error("not now"));
     expect(
-      await rejection(streams.exec("ns", "p", { command: ["x"], signal: early.signal })),
+      await rejectionOf(streams.exec("ns", "p", { command: ["x"], signal: early.signal })),
     ).toMatchObject({ message: "not now" });
     const later = new AbortController();
     const session = await streams.exec("ns", "p", { command: ["x"], signal: later.signal });
     later.abort(new Error("stop"));
-    expect(await rejection(session.status)).toMatchObject({ message: "stop" });
+    expect(await rejectionOf(session.status)).toMatchObject({ message: "stop" });
     expect(session.stdout?.readableEnded || session.stdout?.readable).toBeTruthy();
   });
 
@@ -559,7 +532,7 @@ describe("exec", () => {
       setImmediate(() => s.ws.terminate());
     });
     const session = await streamsFor(server.url).exec("ns", "p", { command: ["x"] });
-    const [stdout, err] = await Promise.all([text(session.stdout!), rejection(session.status)]);
+    const [stdout, err] = await Promise.all([text(session.stdout!), rejectionOf(session.status)]);
     expect(stdout).toBe("partial");
     expect(err).toBeInstanceOf(StreamClosedError);
     expect((err as StreamClosedError).code).toBe(1006);
@@ -570,7 +543,7 @@ describe("exec", () => {
     const server = await serve(() => undefined);
     const session = await streamsFor(server.url).exec("ns", "p", { command: ["sleep", "9"] });
     session.close();
-    const err = await rejection(session.status);
+    const err = await rejectionOf(session.status);
     expect(err).toBeInstanceOf(StreamClosedError);
     expect((err as StreamClosedError).closedByClient).toBe(true);
   });
@@ -578,7 +551,7 @@ describe("exec", () => {
   it("fails with StreamProtocolError on a text message", async () => {
     const server = await serve((s) => s.ws.send("hello", { binary: false }));
     const session = await streamsFor(server.url).exec("ns", "p", { command: ["x"] });
-    const err = await rejection(session.status);
+    const err = await rejectionOf(session.status);
     expect(err).toBeInstanceOf(StreamProtocolError);
     expect((err as Error).message).toContain("unexpected text message");
   });
@@ -588,7 +561,7 @@ describe("exec", () => {
     const clock = new FakeClock();
     const client = new RESTClient(configFor(server.url), { logger: noopLogger, clock });
     const session = await new PodStreams(client).exec("ns", "p", { command: ["x"] });
-    const outcome = rejection(session.status);
+    const outcome = rejectionOf(session.status);
     for (let i = 0; i < 13; i++) clock.advance(HEARTBEAT_PERIOD_MS);
     const err = await outcome;
     expect(err).toBeInstanceOf(StreamClosedError);

@@ -53,6 +53,23 @@ function dsStatus(
   );
 }
 
+/** Changes the agent's template (image busybox:1.37): generation 2. */
+async function updateAgentImage(cs: Clientset, ns: string): Promise<void> {
+  await cs.appsV1.daemonSets(ns).patch("agent", PatchTypes.strategicMerge, {
+    spec: { template: { spec: { containers: [{ name: "agent", image: "busybox:1.37" }] } } },
+  });
+}
+
+/** Waits until generation 2 is rolled out on the 3 nodes. */
+function secondRollout(cs: Clientset, ns: string): Promise<DaemonSet> {
+  return dsStatus(
+    cs,
+    ns,
+    "the second rollout",
+    (d) => rolledOut(d, 3) && d.metadata?.generation === 2,
+  );
+}
+
 /** Whether the rollout is complete, as `kubectl rollout status daemonset/…` decides. */
 function rolledOut(ds: DaemonSet, desired: number): boolean {
   const s = ds.status;
@@ -258,15 +275,8 @@ describe("daemonset controller", () => {
     await dsStatus(cs, ns, "the first rollout", (d) => rolledOut(d, 3));
     const oldPods = new Set((await podsOf(cs, ns)).map((p) => p.metadata?.name ?? ""));
     const history = await PodHistory.start(cs, ns);
-    await daemonSets.patch("agent", PatchTypes.strategicMerge, {
-      spec: { template: { spec: { containers: [{ name: "agent", image: "busybox:1.37" }] } } },
-    });
-    const updated = await dsStatus(
-      cs,
-      ns,
-      "the second rollout",
-      (d) => rolledOut(d, 3) && d.metadata?.generation === 2,
-    );
+    await updateAgentImage(cs, ns);
+    const updated = await secondRollout(cs, ns);
     await history.stop();
     // Never two nodes without an available pod: each old pod goes only once every
     // replacement so far is Ready.
@@ -320,15 +330,8 @@ describe("daemonset controller", () => {
       (await podsOf(cs, ns)).map((p) => [p.spec?.nodeName, p.metadata?.name]),
     );
     const history = await PodHistory.start(cs, ns);
-    await daemonSets.patch("agent", PatchTypes.strategicMerge, {
-      spec: { template: { spec: { containers: [{ name: "agent", image: "busybox:1.37" }] } } },
-    });
-    await dsStatus(
-      cs,
-      ns,
-      "the second rollout",
-      (d) => rolledOut(d, 3) && d.metadata?.generation === 2,
-    );
+    await updateAgentImage(cs, ns);
+    await secondRollout(cs, ns);
     await waitFor(
       "old pods gone",
       async () => (await cs.coreV1.pods(ns).list()).items.length === 3,
@@ -351,9 +354,7 @@ describe("daemonset controller", () => {
     const daemonSets = cs.appsV1.daemonSets(ns);
     await daemonSets.create(agent({ updateStrategy: { type: "OnDelete" } }));
     await dsStatus(cs, ns, "the first rollout", (d) => rolledOut(d, 3));
-    await daemonSets.patch("agent", PatchTypes.strategicMerge, {
-      spec: { template: { spec: { containers: [{ name: "agent", image: "busybox:1.37" }] } } },
-    });
+    await updateAgentImage(cs, ns);
     const observed = await dsStatus(
       cs,
       ns,
@@ -389,15 +390,8 @@ describe("daemonset controller", () => {
     const daemonSets = cs.appsV1.daemonSets(ns);
     await daemonSets.create(agent({ revisionHistoryLimit: 0 }));
     await dsStatus(cs, ns, "the first rollout", (d) => rolledOut(d, 3));
-    await daemonSets.patch("agent", PatchTypes.strategicMerge, {
-      spec: { template: { spec: { containers: [{ name: "agent", image: "busybox:1.37" }] } } },
-    });
-    await dsStatus(
-      cs,
-      ns,
-      "the second rollout",
-      (d) => rolledOut(d, 3) && d.metadata?.generation === 2,
-    );
+    await updateAgentImage(cs, ns);
+    await secondRollout(cs, ns);
     await waitFor("one revision left", async () => (await revisionsOf(cs, ns)).length === 1);
     expect((await revisionsOf(cs, ns))[0]?.revision).toBe(2);
   });

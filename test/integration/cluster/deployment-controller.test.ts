@@ -6,7 +6,12 @@ import { Clientset, PatchTypes, controllerOf } from "../../../src/index.js";
 import { templateHash } from "../../../src/testing/cluster/template-hash.js";
 import { SIMULATION_ANNOTATIONS } from "../../../src/testing/index.js";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
-import { PodHistory, createTestNamespace, eventsAbout } from "./workload-helpers.js";
+import {
+  PodHistory,
+  createTestNamespace,
+  refusePodCreates,
+  eventsAbout,
+} from "./workload-helpers.js";
 
 /**
  * The simulated Deployment controller over real HTTP, with the real ReplicaSet controller,
@@ -442,12 +447,7 @@ describe("deployment controller", () => {
   it("mirrors the new ReplicaSet's ReplicaFailure and reports the Deployment unavailable", async () => {
     const cs = client();
     const ns = await createTestNamespace(cs, "deploy-failure");
-    h.server.faults.failNext(1_000, {
-      code: 403,
-      verbs: ["create"],
-      resource: "pods",
-      namespace: ns,
-    });
+    refusePodCreates(h.server, ns);
     await cs.appsV1.deployments(ns).create(deploymentOf("web", 2));
     const d = await eventually("ReplicaFailure on the Deployment", async () => {
       const got = await cs.appsV1.deployments(ns).get("web");

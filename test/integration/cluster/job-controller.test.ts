@@ -5,7 +5,7 @@ import { FakeClock } from "../../../src/core/clock.js";
 import { Clientset, PatchTypes } from "../../../src/index.js";
 import { SIMULATION_ANNOTATIONS } from "../../../src/testing/index.js";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
-import { createTestNamespace, eventsAbout } from "./workload-helpers.js";
+import { advanceUntil, createTestNamespace, eventsAbout } from "./workload-helpers.js";
 
 /** A batch/v1 Job running one `busybox` container per pod. */
 function jobOf(
@@ -315,28 +315,6 @@ describe("job controller", () => {
     );
   });
 });
-
-/**
- * Advances `clock` by `stepMs` at a time, letting the cluster react between steps, until
- * `probe` yields a value (at most `maxMs` of simulated time).
- */
-async function advanceUntil<T>(
-  clock: FakeClock,
-  what: string,
-  probe: () => Promise<T | undefined>,
-  stepMs: number,
-  maxMs: number,
-): Promise<T> {
-  const start = clock.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (value !== undefined) return value;
-    if (clock.now() - start > maxMs) throw new Error(`timed out waiting for ${what}`);
-    clock.advance(stepMs);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe("job controller on a fake clock", () => {
   const clock = new FakeClock();

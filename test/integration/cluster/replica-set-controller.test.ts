@@ -5,7 +5,12 @@ import { FakeClock } from "../../../src/core/clock.js";
 import { Clientset, PatchTypes, controllerOf } from "../../../src/index.js";
 import { SIMULATION_ANNOTATIONS } from "../../../src/testing/index.js";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
-import { PodHistory, createTestNamespace, eventsAbout } from "./workload-helpers.js";
+import {
+  PodHistory,
+  createTestNamespace,
+  refusePodCreates,
+  eventsAbout,
+} from "./workload-helpers.js";
 
 /**
  * The simulated ReplicaSet controller over real HTTP, with the real scheduler and kubelets:
@@ -205,12 +210,7 @@ describe("replicaset controller", () => {
   it("records FailedCreate and ReplicaFailure while creates fail, and clears the condition once they succeed", async () => {
     const cs = client();
     const ns = await createTestNamespace(cs, "rs-fail");
-    h.server.faults.failNext(1_000, {
-      code: 403,
-      verbs: ["create"],
-      resource: "pods",
-      namespace: ns,
-    });
+    refusePodCreates(h.server, ns);
     await cs.appsV1.replicaSets(ns).create(replicaSetOf("web", 10));
     const failed = await eventually("ReplicaFailure", async () => {
       const rs = await rsStatus(cs, ns, "web");

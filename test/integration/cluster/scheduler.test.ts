@@ -1,4 +1,4 @@
-import type { Node, Pod } from "kubernetes-types/core/v1.js";
+import type { Affinity, Node, Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { Clientset } from "../../../src/index.js";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
@@ -17,6 +17,19 @@ function pod(name: string, spec: Partial<NonNullable<Pod["spec"]>> = {}): Pod {
   return {
     metadata: { name },
     spec: { containers: [{ name: "app", image: "nginx" }], ...spec },
+  };
+}
+
+/** A required node affinity on the `kubernetes.io/hostname` label. */
+function hostnameAffinity(operator: "In" | "NotIn", hostnames: string[]): Affinity {
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: "kubernetes.io/hostname", operator, values: hostnames }] },
+        ],
+      },
+    },
   };
 }
 
@@ -100,23 +113,7 @@ describe("scheduler: filters", () => {
       .create(pod("by-selector", { nodeSelector: { "kubernetes.io/hostname": "kubekit-node-2" } }));
     await cs.coreV1.pods("default").create(
       pod("by-affinity", {
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                {
-                  matchExpressions: [
-                    {
-                      key: "kubernetes.io/hostname",
-                      operator: "NotIn",
-                      values: ["kubekit-node-1", "kubekit-node-2"],
-                    },
-                  ],
-                },
-              ],
-            },
-          },
-        },
+        affinity: hostnameAffinity("NotIn", ["kubekit-node-1", "kubekit-node-2"]),
       }),
     );
     expect(await boundNode(cs, "by-selector")).toBe("kubekit-node-2");
@@ -194,23 +191,7 @@ describe("scheduler: unschedulable pods", () => {
     try {
       await cs.coreV1.pods("default").create(
         pod("nowhere", {
-          affinity: {
-            nodeAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: {
-                nodeSelectorTerms: [
-                  {
-                    matchExpressions: [
-                      {
-                        key: "kubernetes.io/hostname",
-                        operator: "In",
-                        values: ["kubekit-node-1", "kubekit-node-2"],
-                      },
-                    ],
-                  },
-                ],
-              },
-            },
-          },
+          affinity: hostnameAffinity("In", ["kubekit-node-1", "kubekit-node-2"]),
         }),
       );
       const condition = await eventually("PodScheduled=False", async () => {

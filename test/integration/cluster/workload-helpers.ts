@@ -1,5 +1,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
+import type { FakeClock } from "../../../src/core/clock.js";
 import type { Clientset } from "../../../src/index.js";
+import type { ApiServer } from "../../../src/testing/index.js";
 
 /**
  * What happened to the pods of a namespace, in the order the API server's watch reported it:
@@ -85,4 +87,30 @@ export async function eventsAbout(
   return events.items
     .filter((e) => e.involvedObject.name === name)
     .map((e) => `${e.reason}: ${e.message}`);
+}
+
+/**
+ * Advances `clock` by `stepMs` at a time, letting the cluster react between steps, until
+ * `probe` yields a value (at most `maxMs` of simulated time).
+ */
+export async function advanceUntil<T>(
+  clock: FakeClock,
+  what: string,
+  probe: () => Promise<T | undefined>,
+  stepMs: number,
+  maxMs: number,
+): Promise<T> {
+  const start = clock.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (clock.now() - start > maxMs) throw new Error(`timed out waiting for ${what}`);
+    clock.advance(stepMs);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Makes `server` refuse (403 Forbidden) the next 1,000 pod creates in `namespace`. */
+export function refusePodCreates(server: ApiServer, namespace: string): void {
+  server.faults.failNext(1_000, { code: 403, verbs: ["create"], resource: "pods", namespace });
 }

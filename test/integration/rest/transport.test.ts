@@ -3,7 +3,6 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { connect } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,6 +26,7 @@ import type { TransportRequest, TransportResponse } from "../../../src/rest/tran
 import { Transport } from "../../../src/rest/transport.js";
 import { ApiServer } from "../../../src/testing/index.js";
 import { createCertificateAuthority } from "../../../src/testing/server/certificates.js";
+import { startConnectProxy } from "../../support/connect-proxy.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -623,31 +623,13 @@ describe("TLS client certificates and proxies", () => {
   it("reaches an HTTPS API server through an HTTP CONNECT proxy", async () => {
     const api = await ApiServer.start({ tls: true });
     cleanups.push(() => api.stop());
-    const tunnels: string[] = [];
-    const proxy = createHttpServer((_req, res) => res.writeHead(405).end());
-    proxy.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
-      tunnels.push(req.url ?? "");
-      const [host = "", port = ""] = (req.url ?? "").split(":");
-      const upstream = connect(Number(port), host, () => {
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-    });
-    proxy.listen(0, "127.0.0.1");
-    await once(proxy, "listening");
-    cleanups.push(() => {
-      proxy.closeAllConnections();
-      return new Promise<void>((resolve) => proxy.close(() => resolve()));
-    });
+    const proxy = await startConnectProxy();
+    cleanups.push(() => proxy.close());
     const config: RestConfig = {
       host: api.url,
       tls: { caPem: api.caPem ?? "" },
       credentials: anonymous,
-      proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      proxyUrl: proxy.url,
       qps: -1,
       burst: 0,
     };
@@ -656,7 +638,7 @@ describe("TLS client certificates and proxies", () => {
       metadata: { name: string };
     }>();
     expect(res.body.metadata.name).toBe("default");
-    expect(tunnels).toEqual([`127.0.0.1:${api.port}`]);
+    expect(proxy.tunnels.map((t) => t.target)).toEqual([`127.0.0.1:${api.port}`]);
     await client.transport.close();
   });
 });

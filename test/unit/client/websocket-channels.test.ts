@@ -9,7 +9,7 @@ import {
   encodeResizeMessage,
   REMOTE_COMMAND_PROTOCOLS,
   RemoteCommandChannel,
-} from "../../../src/client/websocket-channels.js";
+} from "../../../src/core/websocket-channels.js";
 
 const V5 = "v5.channel.k8s.io";
 

@@ -149,53 +149,31 @@ describe("rollingUpdateStep", () => {
   const byNode = new Map(
     nodes.map((n, i) => [n.metadata!.name!, [ready(`old-${i}`, n.metadata!.name!, "old")]]),
   );
-
-  it("deletes as many old pods as maxUnavailable allows, a percentage rounded up", () => {
-    const step = rollingUpdateStep(
+  /** The step from every node's old pod to revision "new" with these RollingUpdate bounds. */
+  const stepWith = (maxUnavailable: number | string, maxSurge: number | string) =>
+    rollingUpdateStep(
       daemonSet({
-        updateStrategy: {
-          type: "RollingUpdate",
-          rollingUpdate: { maxUnavailable: "30%", maxSurge: 0 },
-        },
+        updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable, maxSurge } },
       }),
       nodes,
       byNode,
       "new",
       0,
     );
+
+  it("deletes as many old pods as maxUnavailable allows, a percentage rounded up", () => {
+    const step = stepWith("30%", 0);
     expect(step.remove.map((p) => p.metadata?.name)).toEqual(["old-0", "old-1"]);
     expect(step.createOn).toEqual([]);
   });
 
   it("surges onto maxSurge nodes, keeping every old pod", () => {
-    const step = rollingUpdateStep(
-      daemonSet({
-        updateStrategy: {
-          type: "RollingUpdate",
-          rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
-        },
-      }),
-      nodes,
-      byNode,
-      "new",
-      0,
-    );
+    const step = stepWith(0, 1);
     expect(step).toEqual({ remove: [], createOn: ["n1"] });
   });
 
   it("defaults to one unavailable node when both bounds are 0", () => {
-    const step = rollingUpdateStep(
-      daemonSet({
-        updateStrategy: {
-          type: "RollingUpdate",
-          rollingUpdate: { maxUnavailable: 0, maxSurge: 0 },
-        },
-      }),
-      nodes,
-      byNode,
-      "new",
-      0,
-    );
+    const step = stepWith(0, 0);
     expect(step.remove).toHaveLength(1);
   });
 });

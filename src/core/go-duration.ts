@@ -1,6 +1,7 @@
 /**
- * Go's `time.Duration.String()` format, used for the `timeout` query parameter that
- * client-go sends (e.g. `32s`, `1m30s`, `500ms`) and that kube-apiserver parses.
+ * Go's `time.Duration.String()` format (e.g. `32s`, `1m30s`, `500ms`): the `timeout` query
+ * parameter client-go sends and kube-apiserver parses, and durations in kube's messages
+ * (the kubelet's "back-off 10s restarting failed container").
  */
 
 /** Seconds with up to three decimals and no trailing zeros (`1.5`, `30`). */

@@ -1,13 +1,19 @@
 /**
- * The channel framing of kube's remote command WebSocket protocols (exec and attach):
- * `v4.channel.k8s.io` and `v5.channel.k8s.io`.
+ * The channel framing of kube's WebSocket stream protocols, shared by the client (exec,
+ * attach, port-forward) and the embedded server that serves them.
  *
- * Every message is binary; its first byte names the channel and the rest is that channel's
- * data (`staging/src/k8s.io/apiserver/pkg/util/wsstream/conn.go`): 0 stdin, 1 stdout,
- * 2 stderr, 3 error (the command's result as a JSON metav1.Status), 4 resize (JSON
+ * Remote command (exec and attach): `v4.channel.k8s.io` and `v5.channel.k8s.io`. Every
+ * message is binary; its first byte names the channel and the rest is that channel's data
+ * (`staging/src/k8s.io/apiserver/pkg/util/wsstream/conn.go`): 0 stdin, 1 stdout, 2 stderr,
+ * 3 error (the command's result as a JSON metav1.Status), 4 resize (JSON
  * `{"Width":W,"Height":H}`). v5 adds channel 255, "close": its second byte is the channel
  * the sender is done writing to, e.g. `[255, 0]` for the end of stdin
  * (`staging/src/k8s.io/apimachinery/pkg/util/remotecommand/constants.go`, KEP-4006).
+ *
+ * Port forwarding (`pods/portforward`, the kubelet's
+ * `pkg/kubelet/cri/streaming/portforward/websocket.go`): the same framing under
+ * `v4.channel.k8s.io`, port i of the `ports` query on channels 2i (data, both ways) and
+ * 2i+1 (error, server to client), each starting with the port ({@link encodePortPrefix}).
  */
 
 /** The remote command protocol with the close signal (kube-apiserver 1.30+, KEP-4006). */
@@ -95,4 +101,19 @@ export function decodeChannelMessage(message: Buffer): ChannelMessage | undefine
   const channel = message[0];
   if (channel === undefined) return undefined;
   return { channel, data: message.subarray(1) };
+}
+
+/** The subprotocol of port forwarding over a WebSocket: v4's channel framing. */
+export const PORT_FORWARD_CHANNEL_PROTOCOL = "v4.channel.k8s.io";
+
+/**
+ * What the server sends first on each port-forward channel: the port as a 16-bit
+ * little-endian integer (`pkg/kubelet/cri/streaming/portforward/websocket.go`).
+ *
+ * @throws {RangeError} when `port` is outside 0..65535.
+ */
+export function encodePortPrefix(port: number): Buffer {
+  const prefix = Buffer.alloc(2);
+  prefix.writeUInt16LE(port);
+  return prefix;
 }
