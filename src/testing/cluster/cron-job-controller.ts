@@ -6,9 +6,7 @@ import type { CronJob, Job } from "kubernetes-types/batch/v1.js";
 import type { ObjectReference } from "kubernetes-types/core/v1.js";
 import { formatTime } from "../../core/wire-time.js";
 import {
-  Controller,
   isAlreadyExists,
-  isConflict,
   isNotFound,
   setControllerReference,
   splitKey,
@@ -18,6 +16,7 @@ import {
   type ResourceVersionObservable,
   type Runnable,
 } from "../../index.js";
+import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { controlledBy, ensureControllerRefIndexes } from "./controller-ref-index.js";
 import {
@@ -33,7 +32,9 @@ import {
 } from "./cron-schedule.js";
 import { finishedCondition, isJobSucceeded } from "./job-conditions.js";
 import { isNamespaceTerminating } from "./namespace-terminating.js";
+import { ownerController } from "./owner-controller.js";
 import { OwnWrites } from "./own-writes.js";
+import { requeueOnConflict } from "./requeue-on-conflict.js";
 
 /** The Job annotation naming the time a CronJob scheduled it for (kube 1.28+). */
 export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION =
@@ -474,17 +475,13 @@ export function cronJobController(ctx: ClusterContext): Runnable {
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const { namespace, name } = splitKey(key);
-    let cached: CronJob;
-    try {
-      cached = cronJobs.lister.cronJobs(namespace).get(name);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
+    const cached = cachedObject(cronJobs.lister.cronJobs(namespace), name);
+    if (cached === undefined) return;
     const cronJob: CronJob = { ...structuredClone(cached), apiVersion: BATCH_V1, kind: "CronJob" };
     const children = controlledBy(jobs.informer, cronJob.metadata?.uid ?? "");
     const writes = new OwnWrites();
-    try {
+    const conflictRequeue = { controller: "cronjob", key, writes, signal, logger: ctx.logger };
+    return requeueOnConflict(conflictRequeue, async () => {
       const cleaned = await sync.cleanupFinishedJobs(cronJob, children, signal);
       const result = await sync.sync(cronJob, children, writes, jobs.informer, signal);
       if (cleaned || result.updateStatus) {
@@ -495,22 +492,15 @@ export function cronJobController(ctx: ClusterContext): Runnable {
       if (result.requeueAfterMs !== undefined)
         return { requeueAfterMs: Math.max(0, result.requeueAfterMs) };
       if (result.error !== undefined) throw result.error;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-      ctx.logger.debug("cronjob: conflict, requeued", { cronjob: key, error: String(err) });
-      await writes.observed(signal);
-      return { requeue: true };
-    }
+    });
   };
 
-  const controller = new Controller({
+  return ownerController(ctx, {
     name: "cronjob",
     workers: CRONJOB_WORKERS,
     reconcile,
-    clock: ctx.clock,
-    logger: ctx.logger,
+    owners: cronJobs.informer,
+    ownerKind: { group: "batch", kind: "CronJob" },
+    owned: [jobs.informer],
   });
-  controller.watch(cronJobs.informer);
-  controller.watchOwned(jobs.informer, { group: "batch", kind: "CronJob" });
-  return controller;
 }

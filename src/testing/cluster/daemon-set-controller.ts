@@ -8,15 +8,13 @@ import type { DaemonSet } from "kubernetes-types/apps/v1.js";
 import type { Node, Pod } from "kubernetes-types/core/v1.js";
 import { deepEqual } from "../../core/json.js";
 import {
-  Controller,
   PatchTypes,
-  isConflict,
-  isNotFound,
   splitKey,
   type Predicate,
   type ReconcileResult,
   type Runnable,
 } from "../../index.js";
+import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
 import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
@@ -30,12 +28,13 @@ import {
   daemonSetStatusPatch,
   daemonSetStatusUnchanged,
 } from "./daemon-set-status.js";
-import { errorMessage } from "../../core/error-message.js";
 import { FailedPodBackoff } from "./failed-pod-backoff.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
+import { ownerController } from "./owner-controller.js";
 import { OwnWrites } from "./own-writes.js";
 import { createPod, deletePod, type PodControl } from "./pod-control.js";
 import { msUntilNextAvailable } from "./pod-state.js";
+import { requeueOnConflict } from "./requeue-on-conflict.js";
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from "./slow-start-batch.js";
 import { workloadSelector } from "./workload-selector.js";
 
@@ -143,13 +142,8 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const { namespace, name } = splitKey(key);
-    let ds: DaemonSet;
-    try {
-      ds = daemonSets.lister.daemonSets(namespace).get(name);
-    } catch (err) {
-      if (isNotFound(err)) return; // deleted: the garbage collector removes its pods
-      throw err;
-    }
+    const ds = cachedObject(daemonSets.lister.daemonSets(namespace), name);
+    if (ds === undefined) return; // deleted: the garbage collector removes its pods
     const selector = workloadSelector(ds);
     if (selector === undefined) {
       logger.warn("daemonset: invalid or empty selector; not synced", { key });
@@ -160,7 +154,8 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
     const dsClient = clientset.appsV1.daemonSets(namespace);
     const canAdopt = recheckDeletionTimestamp(ds, () => dsClient.get(name, { signal }));
     const ownerType = { apiVersion: APPS_V1, kind: KIND };
-    try {
+    const conflictRequeue = { controller: "daemonset", key, writes, signal, logger };
+    return requeueOnConflict(conflictRequeue, async () => {
       const owned = await claimObjects({
         owner: ds,
         ownerType,
@@ -253,26 +248,19 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
         msUntilNextAvailable(after, ds.spec?.minReadySeconds ?? 0, nowMs),
       ].filter((ms): ms is number => ms !== undefined);
       return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : undefined;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-      logger.debug("daemonset: conflict; requeued", { key, error: errorMessage(err) });
-      await writes.observed(signal);
-      return { requeue: true };
-    }
+    });
   };
 
-  const controller = new Controller({
+  const controller = ownerController(ctx, {
     name: "daemonset",
     workers: WORKERS,
     reconcile,
-    clock: ctx.clock,
-    logger,
+    owners: daemonSets.informer,
+    ownerKind: { group: "apps", kind: KIND },
+    owned: [pods.informer, revisions.informer],
   });
   const allDaemonSets = (): string[] =>
     daemonSets.lister.list().map((ds) => `${ds.metadata?.namespace}/${ds.metadata?.name}`);
-  controller.watch(daemonSets.informer);
-  controller.watchOwned(pods.informer, { group: "apps", kind: KIND });
-  controller.watchOwned(revisions.informer, { group: "apps", kind: KIND });
   // An orphan wakes the DaemonSets of its namespace that select it, so one of them adopts it.
   controller.watch(pods.informer, {
     map: (pod: Pod) =>

@@ -8,23 +8,22 @@ import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { LabelSelector } from "../../index.js";
 import {
-  Controller,
   controllerOf,
   isAlreadyExists,
-  isConflict,
-  isNotFound,
   splitKey,
   type ReconcileResult,
   type Runnable,
 } from "../../index.js";
+import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
 import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
 import { rolloutRecreate, rolloutRolling } from "./deployment-rollout.js";
 import { isScalingEvent, syncScaling } from "./deployment-scaling.js";
 import { DeploymentSync, type DeploymentSyncDeps } from "./deployment-sync.js";
-import { errorMessage } from "../../core/error-message.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
+import { ownerController } from "./owner-controller.js";
+import { requeueOnConflict } from "./requeue-on-conflict.js";
 import { workloadSelector } from "./workload-selector.js";
 
 const APPS_V1 = "apps/v1";
@@ -131,42 +130,38 @@ export function deploymentController(ctx: ClusterContext): Runnable {
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const { namespace, name } = splitKey(key);
-    let deployment: Deployment;
-    try {
-      deployment = deployments.lister.deployments(namespace).get(name);
-    } catch (err) {
-      if (isNotFound(err)) return; // deleted: the garbage collector removes its ReplicaSets
-      throw err;
-    }
+    const deployment = cachedObject(deployments.lister.deployments(namespace), name);
+    if (deployment === undefined) return; // deleted: the garbage collector removes its ReplicaSets
     const selector = workloadSelector(deployment);
     if (selector === undefined) {
       logger.warn("deployment: invalid or empty selector; not synced", { key });
       return;
     }
     const sync = new DeploymentSync(deps, structuredClone(deployment), [], signal);
-    let result: ReconcileResult | void;
-    try {
-      result = await syncDeployment(deployment, selector, sync, signal);
-    } catch (err) {
-      await sync.writes.observed(signal);
-      // A conflict (a stale cache) or a hash collision (collisionCount bumped): try again.
-      if (!isConflict(err) && !isAlreadyExists(err)) throw err;
-      logger.debug("deployment: conflict; requeued", { key, error: errorMessage(err) });
-      return { requeue: true };
-    }
-    if (!(await sync.writes.observed(signal))) return { requeue: true };
-    return result;
+    const { writes } = sync;
+    // A conflict (a stale cache) or a hash collision (collisionCount bumped): try again.
+    const conflictRequeue = {
+      controller: "deployment",
+      key,
+      writes,
+      signal,
+      logger,
+      alsoRetry: isAlreadyExists,
+    };
+    return requeueOnConflict(conflictRequeue, async () => {
+      const result = await syncDeployment(deployment, selector, sync, signal);
+      return (await writes.observed(signal)) ? result : { requeue: true };
+    });
   };
 
-  const controller = new Controller({
+  const controller = ownerController(ctx, {
     name: "deployment",
     workers: WORKERS,
     reconcile,
-    clock: ctx.clock,
-    logger,
+    owners: deployments.informer,
+    ownerKind: { group: "apps", kind: "Deployment" },
+    owned: [replicaSets.informer],
   });
-  controller.watch(deployments.informer);
-  controller.watchOwned(replicaSets.informer, { group: "apps", kind: "Deployment" });
   // An orphan ReplicaSet wakes every Deployment of its namespace that selects it
   // (getDeploymentsForReplicaSet), so one of them adopts it.
   controller.watch(replicaSets.informer, {

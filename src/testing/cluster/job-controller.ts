@@ -4,20 +4,16 @@
  * (`pkg/controller/ttlafterfinished`), written with kubekit's Controller toolkit.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
-import {
-  Controller,
-  LabelSelector,
-  isConflict,
-  type ReconcileResult,
-  type Runnable,
-} from "../../index.js";
+import { LabelSelector, type ReconcileResult, type Runnable } from "../../index.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { ensureControllerRefIndexes } from "./controller-ref-index.js";
 import { jobOrphanPodController } from "./job-orphan-pod-controller.js";
 import { PodFailureBackoffStore } from "./job-pod-failure-backoff.js";
 import { JobSync, jobBehaviourOf } from "./job-sync.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
+import { ownerController } from "./owner-controller.js";
 import { OwnWrites } from "./own-writes.js";
+import { requeueOnConflict } from "./requeue-on-conflict.js";
 import { ttlAfterFinishedController } from "./ttl-after-finished-controller.js";
 
 /** kube-controller-manager's `--concurrent-job-syncs` default. */
@@ -61,18 +57,11 @@ export function jobController(ctx: ClusterContext): Runnable {
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const writes = new OwnWrites();
-    let result: ReconcileResult | void;
-    try {
-      result = await sync.sync(key, writes, signal);
-    } catch (err) {
-      await writes.observed(signal);
-      if (!isConflict(err)) throw err;
-      // A stale cache: retry once it has caught up.
-      ctx.logger.debug("job: conflict, requeued", { job: key, error: String(err) });
-      return { requeue: true };
-    }
-    if (!(await writes.observed(signal))) return { requeue: true };
-    return result;
+    const conflictRequeue = { controller: "job", key, writes, signal, logger: ctx.logger };
+    return requeueOnConflict(conflictRequeue, async () => {
+      const result = await sync.sync(key, writes, signal);
+      return (await writes.observed(signal)) ? result : { requeue: true };
+    });
   };
 
   /** The Jobs in the orphan pod's namespace whose selector matches it (getPodJobs): they may adopt it. */
@@ -83,15 +72,14 @@ export function jobController(ctx: ClusterContext): Runnable {
       (job) => LabelSelector.fromLabelSelector(job.spec?.selector ?? {}),
     );
 
-  const controller = new Controller({
+  const controller = ownerController(ctx, {
     name: "job",
     workers: JOB_WORKERS,
     reconcile,
-    clock: ctx.clock,
-    logger: ctx.logger,
+    owners: jobs.informer,
+    ownerKind: { group: "batch", kind: "Job" },
+    owned: [pods.informer],
   });
-  controller.watch(jobs.informer);
-  controller.watchOwned(pods.informer, { group: "batch", kind: "Job" });
   controller.watch(pods.informer, { map: adoptersOf });
 
   const components = [controller, jobOrphanPodController(ctx), ttlAfterFinishedController(ctx)];

@@ -7,25 +7,25 @@
 import type { ReplicaSet, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
-  Controller,
   LabelSelector,
   controllerOf,
-  isConflict,
-  isNotFound,
   splitKey,
   type ReconcileResult,
   type Runnable,
 } from "../../index.js";
+import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
 import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
 import { errorMessage } from "../../core/error-message.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
+import { ownerController } from "./owner-controller.js";
 import { OwnWrites } from "./own-writes.js";
 import { createPod, deletePod, type PodControl } from "./pod-control.js";
 import { podsToDelete } from "./pod-deletion-order.js";
 import { isPodActive, msUntilNextAvailable } from "./pod-state.js";
 import { podFromTemplate } from "./pod-template.js";
+import { requeueOnConflict } from "./requeue-on-conflict.js";
 import {
   replicaSetStatus,
   replicaSetStatusUnchanged,
@@ -134,13 +134,8 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const { namespace, name } = splitKey(key);
-    let rs: ReplicaSet;
-    try {
-      rs = replicaSets.lister.replicaSets(namespace).get(name);
-    } catch (err) {
-      if (isNotFound(err)) return; // deleted: the garbage collector removes its pods
-      throw err;
-    }
+    const rs = cachedObject(replicaSets.lister.replicaSets(namespace), name);
+    if (rs === undefined) return; // deleted: the garbage collector removes its pods
     let selector: LabelSelector;
     try {
       selector = LabelSelector.fromLabelSelector(rs.spec?.selector);
@@ -151,7 +146,8 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
     const uid = rs.metadata?.uid ?? "";
     const writes = new OwnWrites(ctx.clock);
     const rsClient = clientset.appsV1.replicaSets(namespace);
-    try {
+    const conflictRequeue = { controller: "replicaset", key, writes, signal, logger };
+    return requeueOnConflict(conflictRequeue, async () => {
       const candidates = [
         ...controlledBy(pods.informer, uid),
         ...orphansIn(pods.informer, namespace),
@@ -180,23 +176,17 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
       if (!observed) return { requeue: true };
       const wait = msUntilNextAvailable(owned, rs.spec?.minReadySeconds ?? 0, nowMs);
       return wait !== undefined ? { requeueAfterMs: wait } : undefined;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-      logger.debug("replicaset: conflict; requeued", { key, error: errorMessage(err) });
-      await writes.observed(signal);
-      return { requeue: true };
-    }
+    });
   };
 
-  const controller = new Controller({
+  const controller = ownerController(ctx, {
     name: "replicaset",
     workers: WORKERS,
     reconcile,
-    clock: ctx.clock,
-    logger,
+    owners: replicaSets.informer,
+    ownerKind: { group: "apps", kind: KIND },
+    owned: [pods.informer],
   });
-  controller.watch(replicaSets.informer);
-  controller.watchOwned(pods.informer, { group: "apps", kind: KIND });
   // An orphan wakes every ReplicaSet of its namespace whose selector matches it (kube's
   // getPodReplicaSets), so one of them adopts it.
   controller.watch(pods.informer, {

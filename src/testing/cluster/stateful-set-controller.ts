@@ -7,21 +7,14 @@
  */
 import type { StatefulSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import {
-  Controller,
-  PatchTypes,
-  isConflict,
-  isNotFound,
-  splitKey,
-  type ReconcileResult,
-  type Runnable,
-} from "../../index.js";
+import { PatchTypes, splitKey, type ReconcileResult, type Runnable } from "../../index.js";
+import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
 import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
 import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
 import { revisionTemplate, sortRevisions } from "./controller-revisions.js";
-import { errorMessage } from "../../core/error-message.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
+import { ownerController } from "./owner-controller.js";
 import { OwnWrites } from "./own-writes.js";
 import { StatefulPodControl } from "./stateful-pod-control.js";
 import { isMemberOf } from "./stateful-set-identity.js";
@@ -30,6 +23,7 @@ import {
   truncateStatefulSetHistory,
 } from "./stateful-set-revisions.js";
 import { msUntilNextAvailable } from "./pod-state.js";
+import { requeueOnConflict } from "./requeue-on-conflict.js";
 import {
   statefulSetStatus,
   statefulSetStatusUnchanged,
@@ -91,13 +85,8 @@ export function statefulSetController(ctx: ClusterContext): Runnable {
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const { namespace, name } = splitKey(key);
-    let set: StatefulSet;
-    try {
-      set = sets.lister.statefulSets(namespace).get(name);
-    } catch (err) {
-      if (isNotFound(err)) return; // deleted: the garbage collector removes its pods
-      throw err;
-    }
+    const set = cachedObject(sets.lister.statefulSets(namespace), name);
+    if (set === undefined) return; // deleted: the garbage collector removes its pods
     const selector = workloadSelector(set);
     if (selector === undefined) {
       logger.warn("statefulset: invalid or empty selector; not synced", { key });
@@ -108,7 +97,8 @@ export function statefulSetController(ctx: ClusterContext): Runnable {
     const setClient = clientset.appsV1.statefulSets(namespace);
     const canAdopt = recheckDeletionTimestamp(set, () => setClient.get(name, { signal }));
     const ownerType = { apiVersion: APPS_V1, kind: KIND };
-    try {
+    const conflictRequeue = { controller: "statefulset", key, writes, signal, logger };
+    return requeueOnConflict(conflictRequeue, async () => {
       const members = await claimObjects({
         owner: set,
         ownerType,
@@ -184,23 +174,17 @@ export function statefulSetController(ctx: ClusterContext): Runnable {
       if (!observed || !statusObserved) return { requeue: true };
       const wait = msUntilNextAvailable(after, set.spec?.minReadySeconds ?? 0, nowMs);
       return wait !== undefined ? { requeueAfterMs: wait } : undefined;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-      logger.debug("statefulset: conflict; requeued", { key, error: errorMessage(err) });
-      await writes.observed(signal);
-      return { requeue: true };
-    }
+    });
   };
 
-  const controller = new Controller({
+  const controller = ownerController(ctx, {
     name: "statefulset",
     workers: WORKERS,
     reconcile,
-    clock: ctx.clock,
-    logger,
+    owners: sets.informer,
+    ownerKind: { group: "apps", kind: KIND },
+    owned: [pods.informer],
   });
-  controller.watch(sets.informer);
-  controller.watchOwned(pods.informer, { group: "apps", kind: KIND });
   // An orphan named like a member wakes the sets of its namespace that select it (kube's
   // getPodStatefulSets), so one of them adopts it.
   controller.watch(pods.informer, {
