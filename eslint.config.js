@@ -21,7 +21,13 @@ export default tseslint.config(
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", AbortController: "readonly" },
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        AbortController: "readonly",
+        setTimeout: "readonly",
+        fetch: "readonly",
+      },
     },
   },
   {

@@ -1,7 +1,8 @@
 /**
  * A user's scripts against `kubekit serve` in another process: the client-side rate limiter
  * and Retry-After waits keep the process alive until the work is done, and the script then
- * exits by itself.
+ * exits by itself — also after exec, cp and a port-forward (their connections, heartbeats and
+ * listeners are gone once the work is done or closed).
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -42,5 +43,19 @@ describe("scripts run by a user", () => {
     expect(script.stdoutLines).toContain("got default");
     // The first GET answered 429 with Retry-After: 1; the second, a second later, succeeded.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("exec, cp and port-forward against the simulated cluster of kubekit serve, then exit 0", async () => {
+    const serve = await startServe(join(scratchDir(), "kubeconfig"));
+    const script = runFixture("container-session.mjs", { KUBECONFIG: serve.kubeconfig });
+    const exit = await script.waitForExit(30_000);
+    expect(exit, script.output()).toEqual({ code: 0, signal: null });
+    expect(script.stdoutLines).toEqual([
+      "running",
+      'exec: "hello\\n" exit 3',
+      'cp: "copied\\n"',
+      "port-forward: nginx page",
+      "done",
+    ]);
   });
 });
