@@ -1,6 +1,13 @@
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import type { LabelSelector, ObjectWithMetadata, PatchFormat } from "../../index.js";
+import type {
+  LabelSelector,
+  ObjectWithMetadata,
+  PatchFormat,
+  SharedIndexInformer,
+} from "../../index.js";
 import { PatchTypes, controllerOf, isNotFound } from "../../index.js";
+import { controlledBy, orphansIn } from "./controller-ref-index.js";
+import type { OwnWrites } from "./own-writes.js";
 
 /** What {@link claimObjects} writes through: a typed client's `patch` (e.g. `coreV1.pods(ns)`). */
 export interface ClaimClient<T> {
@@ -159,4 +166,39 @@ export function recheckDeletionTimestamp(
       );
     }
   };
+}
+
+/** What {@link claimCached} claims for: a {@link ClaimRequest} whose candidates come from a cache. */
+export interface CachedClaimRequest<T extends ObjectWithMetadata> extends Omit<
+  ClaimRequest<T>,
+  "candidates" | "onWrite"
+> {
+  /**
+   * The informer of the claimed kind, indexed by controller uid and by orphans' namespace
+   * (`controller-ref-index.ts`).
+   */
+  readonly informer: SharedIndexInformer<T>;
+  /** Where each adoption or release is recorded, so the reconcile waits for the cache to see it. */
+  readonly writes: OwnWrites;
+  /** Narrows the candidates (e.g. active pods only, a StatefulSet's members). */
+  readonly filter?: (obj: T) => boolean;
+}
+
+/**
+ * {@link claimObjects} over the cached candidates of an owner: the objects it controls and
+ * the orphans of its namespace, as the informer's indexes have them, with every write
+ * recorded in `writes` (the claim every workload controller makes before its sync).
+ */
+export function claimCached<T extends ObjectWithMetadata>(
+  request: CachedClaimRequest<T>,
+): Promise<T[]> {
+  const { informer, writes, filter, ...claim } = request;
+  const uid = claim.owner.metadata?.uid ?? "";
+  const namespace = claim.owner.metadata?.namespace ?? "";
+  const candidates = [...controlledBy(informer, uid), ...orphansIn(informer, namespace)];
+  return claimObjects({
+    ...claim,
+    candidates: filter === undefined ? candidates : candidates.filter(filter),
+    onWrite: (obj) => writes.record(informer, obj),
+  });
 }

@@ -16,8 +16,8 @@ import {
 } from "../../index.js";
 import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
-import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
-import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
+import { claimCached, recheckDeletionTimestamp } from "./controller-ref-manager.js";
+import { controlledBy, ensureControllerRefIndexes } from "./controller-ref-index.js";
 import { CONTROLLER_REVISION_HASH_LABEL, sortRevisions } from "./controller-revisions.js";
 import { newDaemonPod } from "./daemon-pod.js";
 import { cleanupDaemonSetHistory, constructDaemonSetHistory } from "./daemon-set-history.js";
@@ -156,28 +156,16 @@ export function daemonSetController(ctx: ClusterContext): Runnable {
     const ownerType = { apiVersion: APPS_V1, kind: KIND };
     const conflictRequeue = { controller: "daemonset", key, writes, signal, logger };
     return requeueOnConflict(conflictRequeue, async () => {
-      const owned = await claimObjects({
-        owner: ds,
-        ownerType,
-        selector,
-        candidates: [...controlledBy(pods.informer, uid), ...orphansIn(pods.informer, namespace)],
+      const claim = { owner: ds, ownerType, selector, canAdopt, writes, signal };
+      const owned = await claimCached({
+        ...claim,
+        informer: pods.informer,
         client: clientset.coreV1.pods(namespace),
-        canAdopt,
-        onWrite: (pod) => writes.record(pods.informer, pod),
-        signal,
       });
-      const ownedRevisions = await claimObjects({
-        owner: ds,
-        ownerType,
-        selector,
-        candidates: [
-          ...controlledBy(revisions.informer, uid),
-          ...orphansIn(revisions.informer, namespace),
-        ],
+      const ownedRevisions = await claimCached({
+        ...claim,
+        informer: revisions.informer,
         client: clientset.appsV1.controllerRevisions(namespace),
-        canAdopt,
-        onWrite: (revision) => writes.record(revisions.informer, revision),
-        signal,
       });
       const history = await constructDaemonSetHistory(ds, sortRevisions(ownedRevisions), owned, {
         clientset,

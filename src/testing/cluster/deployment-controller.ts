@@ -16,8 +16,8 @@ import {
 } from "../../index.js";
 import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
-import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
-import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
+import { claimCached, recheckDeletionTimestamp } from "./controller-ref-manager.js";
+import { controlledBy, ensureControllerRefIndexes } from "./controller-ref-index.js";
 import { rolloutRecreate, rolloutRolling } from "./deployment-rollout.js";
 import { isScalingEvent, syncScaling } from "./deployment-scaling.js";
 import { DeploymentSync, type DeploymentSyncDeps } from "./deployment-sync.js";
@@ -96,20 +96,17 @@ export function deploymentController(ctx: ClusterContext): Runnable {
     sync: DeploymentSync,
     signal: AbortSignal,
   ): Promise<ReconcileResult | void> => {
-    const { namespace = "", name = "", uid = "" } = deployment.metadata ?? {};
-    sync.replicaSets = await claimObjects({
+    const { namespace = "", name = "" } = deployment.metadata ?? {};
+    sync.replicaSets = await claimCached({
       owner: deployment,
       ownerType: { apiVersion: APPS_V1, kind: "Deployment" },
       selector,
-      candidates: [
-        ...controlledBy(replicaSets.informer, uid),
-        ...orphansIn(replicaSets.informer, namespace),
-      ],
+      informer: replicaSets.informer,
       client: clientset.appsV1.replicaSets(namespace),
       canAdopt: recheckDeletionTimestamp(deployment, () =>
         clientset.appsV1.deployments(namespace).get(name, { signal }),
       ),
-      onWrite: (rs) => sync.writes.record(replicaSets.informer, rs),
+      writes: sync.writes,
       signal,
     });
     if (deployment.metadata?.deletionTimestamp !== undefined) {

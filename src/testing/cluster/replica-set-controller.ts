@@ -15,8 +15,8 @@ import {
 } from "../../index.js";
 import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
-import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
-import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
+import { claimCached, recheckDeletionTimestamp } from "./controller-ref-manager.js";
+import { controlledBy, ensureControllerRefIndexes } from "./controller-ref-index.js";
 import { errorMessage } from "../../core/error-message.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
 import { ownerController } from "./owner-controller.js";
@@ -143,23 +143,19 @@ export function replicaSetController(ctx: ClusterContext): Runnable {
       logger.warn("replicaset: invalid selector; not synced", { key, error: errorMessage(err) });
       return;
     }
-    const uid = rs.metadata?.uid ?? "";
     const writes = new OwnWrites(ctx.clock);
     const rsClient = clientset.appsV1.replicaSets(namespace);
     const conflictRequeue = { controller: "replicaset", key, writes, signal, logger };
     return requeueOnConflict(conflictRequeue, async () => {
-      const candidates = [
-        ...controlledBy(pods.informer, uid),
-        ...orphansIn(pods.informer, namespace),
-      ].filter(isPodActive);
-      const owned = await claimObjects({
+      const owned = await claimCached({
         owner: rs,
         ownerType: { apiVersion: APPS_V1, kind: KIND },
         selector,
-        candidates,
+        informer: pods.informer,
+        filter: isPodActive,
         client: clientset.coreV1.pods(namespace),
         canAdopt: recheckDeletionTimestamp(rs, () => rsClient.get(name, { signal })),
-        onWrite: (pod) => writes.record(pods.informer, pod),
+        writes,
         signal,
       });
       const manageError =

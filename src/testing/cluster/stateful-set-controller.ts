@@ -10,8 +10,8 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { PatchTypes, splitKey, type ReconcileResult, type Runnable } from "../../index.js";
 import { cachedObject } from "./cached-object.js";
 import type { ClusterContext } from "./cluster-context.js";
-import { claimObjects, recheckDeletionTimestamp } from "./controller-ref-manager.js";
-import { controlledBy, ensureControllerRefIndexes, orphansIn } from "./controller-ref-index.js";
+import { claimCached, recheckDeletionTimestamp } from "./controller-ref-manager.js";
+import { controlledBy, ensureControllerRefIndexes } from "./controller-ref-index.js";
 import { revisionTemplate, sortRevisions } from "./controller-revisions.js";
 import { orphanAdopterKeys } from "./orphan-adopters.js";
 import { ownerController } from "./owner-controller.js";
@@ -92,39 +92,24 @@ export function statefulSetController(ctx: ClusterContext): Runnable {
       logger.warn("statefulset: invalid or empty selector; not synced", { key });
       return;
     }
-    const uid = set.metadata?.uid ?? "";
     const writes = new OwnWrites();
     const setClient = clientset.appsV1.statefulSets(namespace);
     const canAdopt = recheckDeletionTimestamp(set, () => setClient.get(name, { signal }));
     const ownerType = { apiVersion: APPS_V1, kind: KIND };
     const conflictRequeue = { controller: "statefulset", key, writes, signal, logger };
     return requeueOnConflict(conflictRequeue, async () => {
-      const members = await claimObjects({
-        owner: set,
-        ownerType,
-        selector,
-        candidates: [
-          ...controlledBy(pods.informer, uid),
-          ...orphansIn(pods.informer, namespace),
-        ].filter((pod) => isMemberOf(set, pod)),
+      const claim = { owner: set, ownerType, selector, canAdopt, writes, signal };
+      const members = await claimCached({
+        ...claim,
+        informer: pods.informer,
         client: clientset.coreV1.pods(namespace),
-        canAdopt,
-        onWrite: (pod) => writes.record(pods.informer, pod),
-        signal,
+        filter: (pod) => isMemberOf(set, pod),
       });
       const history = sortRevisions(
-        await claimObjects({
-          owner: set,
-          ownerType,
-          selector,
-          candidates: [
-            ...controlledBy(revisions.informer, uid),
-            ...orphansIn(revisions.informer, namespace),
-          ],
+        await claimCached({
+          ...claim,
+          informer: revisions.informer,
           client: clientset.appsV1.controllerRevisions(namespace),
-          canAdopt,
-          onWrite: (revision) => writes.record(revisions.informer, revision),
-          signal,
         }),
       );
       const resolved = await resolveStatefulSetRevisions(clientset, set, history, signal);
