@@ -1,15 +1,21 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import { layerOrderRule } from "./tools/eslint-layer-order.js";
+import { packageBoundariesRule } from "./tools/eslint-package-boundaries.js";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**"] },
+  { ignores: ["**/dist/**", "**/node_modules/**", "coverage/**", "docs/api/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { kubekit: { rules: { "layer-order": layerOrderRule } } },
+    plugins: {
+      kubekit: {
+        rules: { "layer-order": layerOrderRule, "package-boundaries": packageBoundariesRule },
+      },
+    },
     rules: {
       "kubekit/layer-order": "error",
+      "kubekit/package-boundaries": "error",
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": [
         "error",
@@ -31,8 +37,8 @@ export default tseslint.config(
     },
   },
   {
-    // The CommonJS entry points (cjs/*.cjs) hand require() callers the ES modules.
-    files: ["cjs/*.cjs"],
+    // The CommonJS entry points (packages/*/cjs/*.cjs) hand require() callers the ES modules.
+    files: ["packages/*/cjs/*.cjs"],
     languageOptions: {
       sourceType: "commonjs",
       globals: { module: "writable", require: "readonly" },

@@ -4,11 +4,21 @@ import { defineConfig } from "vitest/config";
 const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
-  // Examples import the package by name, as users do; in-process tests run them on the source.
+  // Packages, examples and tests import each package by name, as users do; in-process tests
+  // run them on the sources (the same map as tsconfig.json's `paths`).
   resolve: {
     alias: [
-      { find: /^kubekit$/, replacement: source("./src/index.ts") },
-      { find: /^kubekit\/testing$/, replacement: source("./src/testing/index.ts") },
+      { find: /^kubekit$/, replacement: source("./packages/kubekit/src/index.ts") },
+      {
+        find: /^kubekit\/testing$/,
+        replacement: source("./packages/kubekit/src/testing/index.ts"),
+      },
+      {
+        find: /^kubekit\/apimachinery$/,
+        replacement: source("./packages/kubekit/src/apimachinery/index.ts"),
+      },
+      { find: /^@kubekit\/apiserver$/, replacement: source("./packages/apiserver/src/index.ts") },
+      { find: /^@kubekit\/cluster$/, replacement: source("./packages/cluster/src/index.ts") },
     ],
   },
   test: {

@@ -20,9 +20,9 @@
 import { cpuUsage } from "node:process";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import type { JsonObject } from "../src/core/json.js";
-import { Clientset, PatchTypes } from "../src/index.js";
-import { ApiServer } from "../src/testing/index.js";
+import { type JsonObject, Clientset, PatchTypes } from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
+import { startCluster } from "@kubekit/cluster";
 import {
   compareDurations,
   type Benchmark,
@@ -79,7 +79,8 @@ async function round(
   work: (cs: Clientset) => Promise<void>,
   done: (cs: Clientset, signal: AbortSignal) => Promise<void>,
 ): Promise<Sample> {
-  const server = await ApiServer.start(cluster ? { cluster: true } : {});
+  const server = await ApiServer.start();
+  if (cluster) await startCluster({ server });
   const stop = new AbortController();
   const abort = (): void => stop.abort();
   signal.addEventListener("abort", abort, { once: true });

@@ -21,7 +21,7 @@
  * `KUBEKIT_BENCH_SCALE` (default 1) scales the pods; `KUBEKIT_BENCH_CPU_PROF=DIR` writes a
  * CPU profile of every run to DIR.
  */
-import type { JsonObject } from "../src/core/json.js";
+import type { JsonObject } from "kubekit";
 import {
   compareDurations,
   type Benchmark,

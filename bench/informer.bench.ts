@@ -22,7 +22,7 @@
  * `KUBEKIT_BENCH_SCALE` (default 1) scales pods and events; `KUBEKIT_BENCH_CPU_PROF=DIR`
  * writes a CPU profile of every consumer run (and server) to DIR.
  */
-import type { JsonObject } from "../src/core/json.js";
+import type { JsonObject } from "kubekit";
 import {
   compareDurations,
   type Benchmark,
@@ -39,7 +39,7 @@ import {
   podCreateRequest,
   podStatusRequest,
 } from "./support/pod-writes.js";
-import type { ReplayLoaded } from "./support/replay-server.js";
+import type { ReplayLoaded } from "./support/host-protocol.js";
 import { median, withTimeout } from "./support/timing.js";
 
 /** The scenario's sizes and repetitions. */

@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pool } from "undici";
-import type { JsonObject } from "../src/core/json.js";
+import type { JsonObject } from "kubekit";
 import {
   compareDurations,
   type Benchmark,

@@ -29,8 +29,7 @@
  * same call sites, so V8 sees every shape there. `KUBEKIT_BENCH_SCALE` (default 1) scales the
  * item counts.
  */
-import type { JsonObject } from "../src/core/json.js";
-import { Queue } from "../src/workqueue/queue.js";
+import { type JsonObject, Queue } from "kubekit";
 import { ArrayQueue } from "./support/array-queue.js";
 import { DedupArrayQueue } from "./support/dedup-array-queue.js";
 import {

@@ -12,8 +12,8 @@ import {
   RESTMapper,
   isConflict,
   isNotFound,
-} from "../src/index.js";
-import { ApiServer } from "../src/testing/index.js";
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 /** Runs the tour, printing each step through `log`. */
 export async function clientsTour(log: (line: string) => void = console.log): Promise<void> {

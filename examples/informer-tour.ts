@@ -4,8 +4,8 @@
  * API server: `node --import tsx examples/informer-tour.ts`.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { Clientset, SharedInformerFactory, isNotFound } from "../src/index.js";
-import { ApiServer } from "../src/testing/index.js";
+import { Clientset, SharedInformerFactory, isNotFound } from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 function pod(name: string, labels: Record<string, string>): Pod {
   return { metadata: { name, labels }, spec: { containers: [{ name: "main", image: "nginx" }] } };

@@ -1,14 +1,14 @@
 /**
- * The public API report: every name the package's entry points export ("kubekit" and
- * "kubekit/testing"), each with its declaration as the published `.d.ts` files state it
+ * The public API report: every name the packages' entry points export ("kubekit",
+ * "kubekit/testing", "kubekit/apimachinery", "@kubekit/apiserver", "@kubekit/cluster"), each with its declaration as the published `.d.ts` files state it
  * (signatures only, comments removed), sorted by name. The reports are checked in under
  * `api/`, so every change to the public surface is a visible diff in review.
  *
  *     npm run api:update    # rewrite api/*.api.md after an intended change of the surface
  *     npm run api:check     # fail (exit 1, with a diff hint) when they differ from the code
  *
- * The declarations are emitted in memory from `tsconfig.build.json` (no `dist/` needed), the
- * same way `npm run build` emits them.
+ * The declarations of every package are emitted in memory in one program from the sources
+ * (no `dist/` needed), the same way each package's `npm run build` emits them.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -18,23 +18,55 @@ import ts from "typescript";
 /** The repository root (tools/ is one level below it). */
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The package's entry points: the subpath users import, the source and the report file. */
+/**
+ * The packages' entry points: the subpath users import, the source, the report file, and the
+ * entry points whose exports its signatures may refer to (its users import those too).
+ */
 const ENTRY_POINTS = [
-  { subpath: "kubekit", source: "src/index.ts", report: "api/kubekit.api.md" },
+  {
+    subpath: "kubekit",
+    source: "packages/kubekit/src/index.ts",
+    report: "api/kubekit.api.md",
+    uses: [],
+  },
   {
     subpath: "kubekit/testing",
-    source: "src/testing/index.ts",
+    source: "packages/kubekit/src/testing/index.ts",
     report: "api/kubekit-testing.api.md",
+    uses: ["kubekit"],
+  },
+  {
+    subpath: "kubekit/apimachinery",
+    source: "packages/kubekit/src/apimachinery/index.ts",
+    report: "api/kubekit-apimachinery.api.md",
+    uses: ["kubekit"],
+  },
+  {
+    subpath: "@kubekit/apiserver",
+    source: "packages/apiserver/src/index.ts",
+    report: "api/kubekit-apiserver.api.md",
+    uses: ["kubekit"],
+  },
+  {
+    subpath: "@kubekit/cluster",
+    source: "packages/cluster/src/index.ts",
+    report: "api/kubekit-cluster.api.md",
+    uses: ["kubekit", "@kubekit/apiserver"],
   },
 ] as const;
 
+/** The folder under packages/ that declares an entry point. */
+function packageFolder(source: string): string {
+  return source.split("/")[1] ?? "";
+}
+
 /**
- * The declaration files `npm run build` would write, keyed by absolute path under `outDir`
- * (a directory inside the repository that is never written, so that imports of dependencies
- * resolve through the repository's node_modules).
+ * The declaration files the packages' builds would write, keyed by absolute path under
+ * `outDir/<package folder>/src/` (a directory inside the repository that is never written, so
+ * that imports of dependencies resolve through the repository's node_modules).
  */
 function emitDeclarations(outDir: string): Map<string, string> {
-  const configPath = join(REPO_ROOT, "tsconfig.build.json");
+  const configPath = join(REPO_ROOT, "tsconfig.json");
   const config = ts.getParsedCommandLineOfConfigFile(
     configPath,
     {},
@@ -48,6 +80,7 @@ function emitDeclarations(outDir: string): Map<string, string> {
   if (config === undefined) throw new Error(`cannot read ${configPath}`);
   const options: ts.CompilerOptions = {
     ...config.options,
+    rootDir: join(REPO_ROOT, "packages"),
     outDir,
     declaration: true,
     emitDeclarationOnly: true,
@@ -55,7 +88,10 @@ function emitDeclarations(outDir: string): Map<string, string> {
     sourceMap: false,
     noEmit: false,
   };
-  const program = ts.createProgram(config.fileNames, options);
+  const sources = config.fileNames.filter((f) =>
+    /^packages\/[^/]+\/src\//.test(relative(REPO_ROOT, f).split("\\").join("/")),
+  );
+  const program = ts.createProgram(sources, options);
   const files = new Map<string, string>();
   const result = program.emit(undefined, (fileName, text) => files.set(fileName, text));
   const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics].filter(
@@ -76,14 +112,23 @@ function emitDeclarations(outDir: string): Map<string, string> {
   return files;
 }
 
-/** A program over the in-memory declaration files (everything else is read from disk). */
-function declarationProgram(files: Map<string, string>, roots: string[]): ts.Program {
+/**
+ * A program over the in-memory declaration files (everything else is read from disk), each
+ * package name mapped to its entry point's declarations.
+ */
+function declarationProgram(
+  files: Map<string, string>,
+  roots: string[],
+  outDir: string,
+): ts.Program {
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
     types: ["node"],
     noEmit: true,
+    paths: Object.fromEntries(ENTRY_POINTS.map((e, i) => [e.subpath, [roots[i] ?? ""]])),
+    pathsBasePath: outDir,
   };
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile, directoryExists } = host;
@@ -236,22 +281,22 @@ function apiReports(): Map<string, string> {
   const roots = ENTRY_POINTS.map((e) =>
     join(
       outDir,
-      relative(join(REPO_ROOT, "src"), join(REPO_ROOT, e.source)).replace(/\.ts$/, ".d.ts"),
+      relative(join(REPO_ROOT, "packages"), join(REPO_ROOT, e.source)).replace(/\.ts$/, ".d.ts"),
     ),
   );
-  const program = declarationProgram(files, roots);
+  const program = declarationProgram(files, roots, outDir);
   const reports = new Map<string, string>();
-  // "kubekit/testing" may refer to what "kubekit" exports: its users import both.
-  let rootExports: ReadonlySet<ts.Symbol> = new Set();
+  const exportsOf = new Map<string, ReadonlySet<ts.Symbol>>();
   ENTRY_POINTS.forEach((entry, i) => {
+    const alsoExported = new Set(entry.uses.flatMap((used) => [...(exportsOf.get(used) ?? [])]));
     const { report, exported } = entryReport(
       program,
       roots[i] ?? "",
       entry.subpath,
-      outDir,
-      rootExports,
+      join(outDir, packageFolder(entry.source)),
+      alsoExported,
     );
-    if (i === 0) rootExports = exported;
+    exportsOf.set(entry.subpath, exported);
     reports.set(entry.report, report);
   });
   return reports;

@@ -14,8 +14,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { formatGenerated, writeGeneratedIfMain } from "./generated-file.js";
-import type { ResourceInfo } from "../src/core/resource-table.js";
-import { builtinResources } from "../src/core/resource-table.js";
+import type { ResourceInfo } from "../packages/kubekit/src/core/resource-table.js";
+import { builtinResources } from "../packages/kubekit/src/core/resource-table.js";
 
 /** Where the generated file is written, relative to the repository root. */
 export const GENERATED_PATH = "src/client/generated/typed-clientset.ts";

@@ -14,7 +14,7 @@
  * table or upgrading kubernetes-types.
  */
 import { formatGenerated, writeGeneratedIfMain } from "./generated-file.js";
-import type { ResourceInfo } from "../src/core/resource-table.js";
+import type { ResourceInfo } from "../packages/kubekit/src/core/resource-table.js";
 import {
   exportedTypes,
   groupVersionPlans,

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../src/core/json.js";
+import type { JsonObject } from "kubekit";
 
 /** A measured amount with its unit, e.g. `{ value: 1234.5, unit: "ms" }`. */
 export interface Quantity {

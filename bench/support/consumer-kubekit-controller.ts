@@ -6,10 +6,7 @@
  * sync, then its worker drains the queue the informer's adds filled.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
-import type { SharedIndexInformer } from "../../src/cache/shared-index-informer.js";
-import { Controller } from "../../src/controller/controller.js";
-import { noopLogger } from "../../src/core/logger.js";
-import { RESTClient } from "../../src/rest/rest-client.js";
+import { type SharedIndexInformer, Controller, noopLogger, RESTClient } from "kubekit";
 import type { ConsumerTask, InformerConsumer } from "./consumer-protocol.js";
 import { podInformer, restConfig } from "./consumer-kubekit.js";
 import { Countdown } from "./countdown.js";

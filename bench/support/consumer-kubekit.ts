@@ -4,11 +4,13 @@
  * transform, reflector paging 500 at a time) and one handler that only counts.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { listerWatcherFor } from "../../src/cache/lister-watcher.js";
-import { SharedIndexInformer } from "../../src/cache/shared-index-informer.js";
-import type { RestConfig } from "../../src/config/rest-config.js";
-import { NoCredentials } from "../../src/config/static-credentials.js";
-import { RESTClient } from "../../src/rest/rest-client.js";
+import {
+  listerWatcherFor,
+  SharedIndexInformer,
+  type RestConfig,
+  NoCredentials,
+  RESTClient,
+} from "kubekit";
 import type { ConsumerTask, InformerConsumer } from "./consumer-protocol.js";
 import { Countdown } from "./countdown.js";
 

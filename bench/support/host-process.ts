@@ -8,7 +8,7 @@ import type {
   HostRequest,
   HostedServer,
 } from "./host-protocol.js";
-import type { ReplayLoaded, ReplaySpec } from "./replay-server.js";
+import type { ReplayLoaded, ReplaySpec } from "./host-protocol.js";
 import { withTimeout } from "./timing.js";
 
 const HOST_SCRIPT = fileURLToPath(new URL("./server-host.ts", import.meta.url));

@@ -4,8 +4,6 @@
  * own. Every message is JSON-serializable.
  */
 
-import type { ReplayLoaded, ReplaySpec } from "./replay-server.js";
-
 /**
  * What the child hosts: kubekit's `ApiServer`, the bare node:http baseline server, or the
  * replay server of the informer benchmark (`replay-server.ts`).
@@ -66,4 +64,24 @@ export type HostReplyValue = HeapStats | ReplayLoaded | { readonly count: number
 export interface HostEnvelope {
   readonly id: number;
   readonly request: HostRequest;
+}
+
+/** What a replay server serves: `pods` pods in a list and `events` MODIFIED frames after it. */
+export interface ReplaySpec {
+  readonly pods: number;
+  readonly events: number;
+  readonly namespaces: readonly string[];
+}
+
+/** What {@link ReplayServer.load} prepared, with the sizes of the pre-serialized bytes. */
+export interface ReplayLoaded {
+  readonly pods: number;
+  readonly events: number;
+  /** The list's `metadata.resourceVersion`; frame `i` (from 0) carries `listRV + 1 + i`. */
+  readonly listResourceVersion: string;
+  /** The serialized pods (the items of the list, without separators). */
+  readonly itemBytes: number;
+  /** Every frame, newline included. */
+  readonly frameBytes: number;
+  readonly generateMs: number;
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { answer, drainedOrClosed } from "./bare-server.js";
+import type { ReplayLoaded, ReplaySpec } from "./host-protocol.js";
 import { makePod, modifiedPod } from "./pods.js";
 
 /** The collection the replay server answers (all namespaces). */
@@ -11,26 +12,6 @@ export const REPLAY_PODS_PATH = "/api/v1/pods";
  * none is open yet, the next watch to arrive does (the trigger is used once).
  */
 export const REPLAY_STREAM_PATH = "/_bench/replay/stream";
-
-/** What a replay server serves: `pods` pods in a list and `events` MODIFIED frames after it. */
-export interface ReplaySpec {
-  readonly pods: number;
-  readonly events: number;
-  readonly namespaces: readonly string[];
-}
-
-/** What {@link ReplayServer.load} prepared, with the sizes of the pre-serialized bytes. */
-export interface ReplayLoaded {
-  readonly pods: number;
-  readonly events: number;
-  /** The list's `metadata.resourceVersion`; frame `i` (from 0) carries `listRV + 1 + i`. */
-  readonly listResourceVersion: string;
-  /** The serialized pods (the items of the list, without separators). */
-  readonly itemBytes: number;
-  /** Every frame, newline included. */
-  readonly frameBytes: number;
-  readonly generateMs: number;
-}
 
 /** First resourceVersion of the generated pods (pod `i` has `FIRST_RV + i`). */
 const FIRST_RV = 1_000;

@@ -27,9 +27,7 @@ async function main(): Promise<void> {
   if (!process.send) throw new Error("server host must be started with an IPC channel");
   // Imported only when hosted: the replay server needs none of the embedded server's code.
   const kubekit =
-    kind === "kubekit"
-      ? await (await import("../../src/testing/api-server.js")).ApiServer.start()
-      : undefined;
+    kind === "kubekit" ? await (await import("@kubekit/apiserver")).ApiServer.start() : undefined;
   const bare = kind === "bare" ? new BareServer() : undefined;
   const replay = kind === "replay" ? new ReplayServer() : undefined;
   const url = kubekit

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SIMULATION_ANNOTATIONS } from "../../src/testing/cluster/simulated-cluster-options.js";
+import { SIMULATION_ANNOTATIONS } from "@kubekit/cluster";
 import {
   hasKubectl,
   tableRows,

@@ -5,7 +5,7 @@ import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
+import { ApiServer } from "@kubekit/apiserver";
 import { ApiClient } from "../support/api-client.js";
 import { hasKubectl, KubectlSession, KubectlStream, warnIfNoKubectl } from "../support/kubectl.js";
 import { createNamespace } from "../support/server-test-helpers.js";

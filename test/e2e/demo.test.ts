@@ -14,7 +14,9 @@ describe("the demo", () => {
     const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts["start"]).toBe("npm run build && node dist/cli/main.js demo");
+    expect(pkg.scripts["start"]).toBe(
+      "npm run build && node packages/cluster/dist/cli/main.js demo",
+    );
   });
 
   it("plays the scenario: replacement pod, relist after 410, rate-limited requeues, summary, exit 0", async () => {

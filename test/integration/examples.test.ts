@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientsTour } from "../../examples/clients-tour.js";
-import { runDemo } from "../../examples/demo.js";
+import { runDemo } from "../../packages/cluster/examples/demo.js";
 import { informerTour } from "../../examples/informer-tour.js";
 
 describe("examples", () => {

@@ -1,5 +1,5 @@
 import { Agent, request, type Dispatcher } from "undici";
-import type { ApiServer } from "../../src/testing/api-server.js";
+import type { ApiServer } from "@kubekit/apiserver";
 
 /** A raw HTTP response as tests inspect it. */
 export interface RawResponse {

@@ -187,7 +187,7 @@ export class KubectlSession {
       [
         "--import",
         "tsx",
-        "src/cli/main.ts",
+        "packages/cluster/src/cli/main.ts",
         "serve",
         "--port",
         "0",

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import WebSocket from "ws";
-import type { ApiServer } from "../../src/testing/api-server.js";
+import type { ApiServer } from "@kubekit/apiserver";
 
 /** A refused upgrade: the HTTP status and body the server answered instead of 101. */
 export interface UpgradeRefusal {

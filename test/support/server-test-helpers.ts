@@ -1,6 +1,10 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { ApiServer } from "../../src/testing/api-server.js";
-import type { ApiServerOptions } from "../../src/testing/api-server.js";
+import { ApiServer, type ApiServerOptions } from "@kubekit/apiserver";
+import {
+  startCluster,
+  type SimulatedCluster,
+  type SimulatedClusterOptions,
+} from "@kubekit/cluster";
 import { ApiClient } from "./api-client.js";
 import type { RawResponse } from "./api-client.js";
 
@@ -11,19 +15,50 @@ export type Json = Record<string, unknown>;
 export interface ServerHarness {
   server: ApiServer;
   client: ApiClient;
+  /** The simulated control plane, when `cluster` was given. */
+  cluster?: SimulatedCluster;
+}
+
+/** {@link useServer}'s options: the server's, and a simulated control plane to run against it. */
+export interface ServerHarnessOptions extends ApiServerOptions {
+  /** Start `startCluster({ server, ...cluster })` (`true`: its defaults); stopped with the server. */
+  readonly cluster?: boolean | SimulatedClusterOptions;
 }
 
 /**
- * Registers, in the calling `describe`, a `beforeAll` that starts a server with `options` and a
- * client for it, an `afterEach` that clears injected faults (so no test sees another's), and an
+ * Starts a server and, with `cluster`, a simulated control plane against it (stopped by the
+ * server's `stop()`, which runs it first).
+ */
+export async function startServer(
+  options: ServerHarnessOptions = {},
+): Promise<{ server: ApiServer; cluster?: SimulatedCluster }> {
+  const { cluster, ...serverOptions } = options;
+  const server = await ApiServer.start(serverOptions);
+  if (!cluster) return { server };
+  try {
+    return {
+      server,
+      cluster: await startCluster({ server, ...(cluster === true ? {} : cluster) }),
+    };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+}
+
+/**
+ * Registers, in the calling `describe`, a `beforeAll` that starts a server with `options` (and
+ * its simulated cluster, with `cluster`) and a client for it, an `afterEach` that clears injected faults (so no test sees another's), and an
  * `afterAll` that closes the client and stops the server. The returned harness is filled in by
  * the `beforeAll`: read its fields inside hooks and tests only. `beforeAll` hooks registered
  * after this call run after the server has started.
  */
-export function useServer(options: ApiServerOptions = {}): ServerHarness {
+export function useServer(options: ServerHarnessOptions = {}): ServerHarness {
   const harness = {} as ServerHarness;
   beforeAll(async () => {
-    harness.server = await ApiServer.start(options);
+    const started = await startServer(options);
+    harness.server = started.server;
+    if (started.cluster) harness.cluster = started.cluster;
     harness.client = ApiClient.for(harness.server);
   });
   afterEach(() => {

@@ -1,6 +1,6 @@
 /**
- * Child processes for the end-to-end layer: the BUILT package (`dist/`, imported as
- * `kubekit` by package self-reference) run as a user runs it, `kubekit serve` in one process
+ * Child processes for the end-to-end layer: the BUILT packages (the `dist/` of each package,
+ * imported by name through the workspace links) run as a user runs them, `kubekit serve` in one process
  * and a user's script in another. Every child is killed when the test that started it ends.
  */
 import type { ChildProcess } from "node:child_process";
@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 
-/** The repository root (the package's own directory). */
+/** The repository root (the workspace's). */
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** The built CLI, as `npm start` and a user's `npx kubekit` run it. */
-export const CLI = join(PACKAGE_ROOT, "dist", "cli", "main.js");
+/** The built CLI of @kubekit/cluster, as `npm start` and a user's `npx kubekit` run it. */
+export const CLI = join(PACKAGE_ROOT, "packages", "cluster", "dist", "cli", "main.js");
 
 const running = new Set<Child>();
 const scratchDirs: string[] = [];

@@ -7,8 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Clientset } from "../../../src/client/clientset.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
+import { Clientset, KubeConfig } from "kubekit";
 import { hasKubectl } from "../../support/kubectl.js";
 
 const run = promisify(execFile);

@@ -20,26 +20,37 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { PodList } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
-import { listerWatcherFor } from "../../../src/cache/lister-watcher.js";
-import type { ResourceEventHandler } from "../../../src/cache/shared-index-informer.js";
-import { SharedIndexInformer } from "../../../src/cache/shared-index-informer.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import type { Clock } from "../../../src/core/clock.js";
-import { realClock } from "../../../src/core/clock.js";
-import { deepEqual } from "../../../src/core/json.js";
-import type { Logger } from "../../../src/core/logger.js";
-import { noopLogger } from "../../../src/core/logger.js";
 import {
+  type ListerWatcher,
+  type ListPage,
+  type WatchStream,
+  listerWatcherFor,
+  SharedIndexInformer,
+  DeletedFinalStateUnknown,
+  type Clock,
+  realClock,
+  type Logger,
+  noopLogger,
   isAlreadyExists,
   isConflict,
   isNotFound,
   isResourceExpired,
   StatusError,
-} from "../../../src/core/status.js";
-import type { ListOptions, WatchEvent, WatchOptions } from "../../../src/rest/index.js";
-import { RESTClient, TransportError, WatchIdleTimeoutError } from "../../../src/rest/index.js";
-import { ApiServer } from "../../../src/testing/index.js";
+} from "kubekit";
+import type { ResourceEventHandler } from "../../../packages/kubekit/src/cache/shared-index-informer.js";
+import { deepEqual } from "../../../packages/kubekit/src/core/json.js";
+import type {
+  ListOptions,
+  WatchEvent,
+  WatchOptions,
+} from "../../../packages/kubekit/src/rest/index.js";
+import {
+  RESTClient,
+  TransportError,
+  WatchIdleTimeoutError,
+} from "../../../packages/kubekit/src/rest/index.js";
+import { ApiServer } from "@kubekit/apiserver";
+import { startCluster } from "@kubekit/cluster";
 import { SeededRandom } from "../../support/seeded-random.js";
 
 // ---------------------------------------------------------------------------------------
@@ -936,8 +947,8 @@ async function chaos(run: ChaosRun): Promise<void> {
   const server = await ApiServer.start({
     historySize: run.historySize,
     bookmarkIntervalMs: BOOKMARK_INTERVAL_MS,
-    ...(run.cluster ? { cluster: true } : {}),
   });
+  if (run.cluster) await startCluster({ server });
   const writerClient = clientFor(server);
   const informerClient = clientFor(server);
   const stopInformer = new AbortController();

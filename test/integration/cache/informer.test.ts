@@ -1,20 +1,23 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { listerWatcherFor } from "../../../src/cache/lister-watcher.js";
-import { Lister } from "../../../src/cache/lister.js";
+import {
+  listerWatcherFor,
+  Lister,
+  DeletedFinalStateUnknown,
+  waitForCacheSync,
+  noopLogger,
+  isNotFound,
+} from "kubekit";
 import type {
   ResourceEventHandler,
   SharedIndexInformerOptions,
-} from "../../../src/cache/shared-index-informer.js";
+} from "../../../packages/kubekit/src/cache/shared-index-informer.js";
 import {
   SharedIndexInformer,
   stripManagedFields,
-} from "../../../src/cache/shared-index-informer.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import { waitForCacheSync } from "../../../src/cache/wait-for-cache-sync.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { isNotFound } from "../../../src/core/status.js";
-import type { RESTClient } from "../../../src/rest/index.js";
-import { ApiServer, FakeClock } from "../../../src/testing/index.js";
+} from "../../../packages/kubekit/src/cache/shared-index-informer.js";
+import type { RESTClient } from "../../../packages/kubekit/src/rest/index.js";
+import { ApiServer } from "@kubekit/apiserver";
+import { FakeClock } from "kubekit/testing";
 import {
   clientFor,
   createNamespace,

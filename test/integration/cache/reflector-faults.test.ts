@@ -1,18 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { listerWatcherFor } from "../../../src/cache/lister-watcher.js";
-import type { ReflectorOptions } from "../../../src/cache/reflector.js";
-import { Reflector } from "../../../src/cache/reflector.js";
-import { UnsupportedListKindError } from "../../../src/cache/reflector-errors.js";
-import type { LogFields, Logger, LogLevel } from "../../../src/core/logger.js";
-import { noopLogger } from "../../../src/core/logger.js";
 import {
+  listerWatcherFor,
+  type ReflectorOptions,
+  Reflector,
+  UnsupportedListKindError,
+  type LogFields,
+  type Logger,
+  type LogLevel,
+  noopLogger,
   isInternalError,
   isServiceUnavailable,
   isTooManyRequests,
-} from "../../../src/core/status.js";
-import type { RESTClient } from "../../../src/rest/index.js";
-import { TransportError, WatchIdleTimeoutError } from "../../../src/rest/index.js";
-import { ApiServer, FakeClock } from "../../../src/testing/index.js";
+} from "kubekit";
+import type { RESTClient } from "../../../packages/kubekit/src/rest/index.js";
+import { TransportError, WatchIdleTimeoutError } from "../../../packages/kubekit/src/rest/index.js";
+import { ApiServer } from "@kubekit/apiserver";
+import { FakeClock } from "kubekit/testing";
 import type { ConfigMap } from "./reflector-harness.js";
 import {
   clientFor,

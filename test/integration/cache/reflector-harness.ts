@@ -2,12 +2,20 @@
  * Shared fixtures of the Reflector integration tests: a recording store, a recording (and
  * steerable) ListerWatcher decorator, a REST client for the embedded server, and polling.
  */
-import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
-import type { ReflectorStore } from "../../../src/cache/reflector-store.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import type { ListOptions, WatchEvent, WatchOptions } from "../../../src/rest/index.js";
-import { RESTClient } from "../../../src/rest/index.js";
-import type { ApiServer } from "../../../src/testing/index.js";
+import {
+  type ListerWatcher,
+  type ListPage,
+  type WatchStream,
+  type ReflectorStore,
+  noopLogger,
+} from "kubekit";
+import type {
+  ListOptions,
+  WatchEvent,
+  WatchOptions,
+} from "../../../packages/kubekit/src/rest/index.js";
+import { RESTClient } from "../../../packages/kubekit/src/rest/index.js";
+import type { ApiServer } from "@kubekit/apiserver";
 
 export interface ConfigMap {
   apiVersion?: string;

@@ -1,11 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { listerWatcherFor, metadataListerWatcherFor } from "../../../src/cache/lister-watcher.js";
-import type { ReflectorOptions } from "../../../src/cache/reflector.js";
-import { Reflector } from "../../../src/cache/reflector.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { isResourceExpired } from "../../../src/core/status.js";
-import type { RESTClient } from "../../../src/rest/index.js";
-import { ApiServer, FakeClock } from "../../../src/testing/index.js";
+import {
+  listerWatcherFor,
+  metadataListerWatcherFor,
+  type ReflectorOptions,
+  Reflector,
+  noopLogger,
+  isResourceExpired,
+} from "kubekit";
+import type { RESTClient } from "../../../packages/kubekit/src/rest/index.js";
+import { ApiServer } from "@kubekit/apiserver";
+import { FakeClock } from "kubekit/testing";
 import type { ConfigMap } from "./reflector-harness.js";
 import {
   clientFor,

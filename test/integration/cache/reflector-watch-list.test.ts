@@ -1,12 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { listerWatcherFor } from "../../../src/cache/lister-watcher.js";
-import type { ReflectorOptions } from "../../../src/cache/reflector.js";
-import { INITIAL_EVENTS_END_ANNOTATION, Reflector } from "../../../src/cache/reflector.js";
-import { WatchListIncompleteError } from "../../../src/cache/reflector-errors.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { isInvalid } from "../../../src/core/status.js";
-import type { RESTClient } from "../../../src/rest/index.js";
-import { ApiServer, FakeClock } from "../../../src/testing/index.js";
+import {
+  listerWatcherFor,
+  type ReflectorOptions,
+  INITIAL_EVENTS_END_ANNOTATION,
+  Reflector,
+  WatchListIncompleteError,
+  noopLogger,
+  isInvalid,
+} from "kubekit";
+import type { RESTClient } from "../../../packages/kubekit/src/rest/index.js";
+import { ApiServer } from "@kubekit/apiserver";
+import { FakeClock } from "kubekit/testing";
 import type { ConfigMap } from "./reflector-harness.js";
 import {
   clientFor,

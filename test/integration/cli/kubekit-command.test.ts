@@ -1,6 +1,6 @@
 /**
  * The `kubekit` command run from source as a child process (`node --import tsx
- * src/cli/main.ts`): help and version, `serve` options, what /version reports, and what
+ * packages/cluster/src/cli/main.ts`): help and version, `serve` options, what /version reports, and what
  * happens to the kubeconfig when the server is stopped by a signal.
  */
 import { execFile } from "node:child_process";
@@ -8,13 +8,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import { NoCredentials } from "../../../src/config/static-credentials.js";
-import { isUnauthorized } from "../../../src/core/status.js";
+import { Clientset, KubeConfig, NoCredentials, isUnauthorized } from "kubekit";
 import { Child, PACKAGE_ROOT, scratchDir } from "../../e2e/support/child-process.js";
 
-const MAIN = ["--import", "tsx", join(PACKAGE_ROOT, "src", "cli", "main.ts")];
+const MAIN = [
+  "--import",
+  "tsx",
+  join(PACKAGE_ROOT, "packages", "cluster", "src", "cli", "main.ts"),
+];
 const VERSION = (
   JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
     version: string;

@@ -1,5 +1,5 @@
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { ApiServer, type ApiServerOptions } from "../../../src/testing/index.js";
+import type { RestConfig } from "kubekit";
+import { ApiServer, type ApiServerOptions } from "@kubekit/apiserver";
 
 /** How the clients under test authenticate to the embedded server. */
 export type AuthMode = "token" | "certificate";

@@ -1,20 +1,20 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApplyRequestError } from "../../../src/client/apply-request-error.js";
-import type { ApplyOptions } from "../../../src/client/call-options.js";
-import { Clientset } from "../../../src/client/clientset.js";
-import type { ApplyConfiguration } from "../../../src/client/kube-object.js";
-import { builtinResources } from "../../../src/core/resource-table.js";
 import {
+  ApplyRequestError,
+  type ApplyOptions,
+  Clientset,
+  type ApplyConfiguration,
+  builtinResources,
   isConflict,
   isNotFound,
   isStatus,
   isUnauthorized,
   StatusError,
-} from "../../../src/core/status.js";
-import { PatchTypes } from "../../../src/rest/patch-type.js";
-import type { ApiServer } from "../../../src/testing/index.js";
+  PatchTypes,
+} from "kubekit";
+import type { ApiServer } from "@kubekit/apiserver";
 import { groupAccessorName, resourceAccessorName } from "../../../tools/generate-clientset.js";
 import { AUTH_MODES, startClientTestServer } from "./client-test-server.js";
 import { rejectionOf } from "../../support/rejection.js";

@@ -2,14 +2,17 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DiskCachedDiscovery } from "../../../src/client/discovery-cache-disk.js";
-import { DiscoveryClient } from "../../../src/client/discovery-client.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
-import { Transport } from "../../../src/rest/transport.js";
-import { ApiServer } from "../../../src/testing/index.js";
+import {
+  DiskCachedDiscovery,
+  DiscoveryClient,
+  type RestConfig,
+  noopLogger,
+  RESTClient,
+  type TransportRequest,
+  type TransportResponse,
+  Transport,
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 /** A real transport that records the path of every request. */
 class CountingTransport extends Transport {

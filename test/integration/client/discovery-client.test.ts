@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DiscoveryClient } from "../../../src/client/discovery-client.js";
-import type {
-  DiscoveredResourceList,
-  GroupsAndResources,
-} from "../../../src/client/discovery-types.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
-import { Transport } from "../../../src/rest/transport.js";
-import { ApiServer } from "../../../src/testing/index.js";
+import {
+  DiscoveryClient,
+  type DiscoveredResourceList,
+  type GroupsAndResources,
+  type RestConfig,
+  noopLogger,
+  RESTClient,
+  type TransportRequest,
+  type TransportResponse,
+  Transport,
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 /** A real transport that records the path of every request. */
 class CountingTransport extends Transport {

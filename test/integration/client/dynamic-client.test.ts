@@ -1,19 +1,20 @@
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApplyRequestError } from "../../../src/client/apply-request-error.js";
-import { Clientset } from "../../../src/client/clientset.js";
-import { DynamicClient } from "../../../src/client/dynamic-client.js";
-import type { KubeObject, KubeObjectList } from "../../../src/client/kube-object.js";
-import type { ResourceClient } from "../../../src/client/resource-client.js";
 import {
+  ApplyRequestError,
+  Clientset,
+  DynamicClient,
+  type KubeObject,
+  type KubeObjectList,
+  type ResourceClient,
   isConflict,
   isNotFound,
   isStatus,
   isUnsupportedMediaType,
   type StatusError,
-} from "../../../src/core/status.js";
-import { PatchTypes } from "../../../src/rest/patch-type.js";
-import type { ApiServer } from "../../../src/testing/index.js";
+  PatchTypes,
+} from "kubekit";
+import type { ApiServer } from "@kubekit/apiserver";
 import { AUTH_MODES, startClientTestServer } from "./client-test-server.js";
 import { rejectionOf } from "../../support/rejection.js";
 

@@ -2,17 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
+import { Clientset, type RestConfig, isNotFound, isStatus, PatchTypes } from "kubekit";
 import {
   MetadataClient,
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
   type MetadataResourceClient,
-} from "../../../src/client/metadata-client.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { isNotFound, isStatus } from "../../../src/core/status.js";
-import { PatchTypes } from "../../../src/rest/patch-type.js";
-import type { ApiServer } from "../../../src/testing/index.js";
+} from "../../../packages/kubekit/src/client/metadata-client.js";
+import type { ApiServer } from "@kubekit/apiserver";
 import { AUTH_MODES, startClientTestServer } from "./client-test-server.js";
 import { rejectionOf } from "../../support/rejection.js";
 

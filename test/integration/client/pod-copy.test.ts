@@ -9,11 +9,14 @@ import * as path from "node:path";
 import { pack, extract } from "tar-stream";
 import type { Header } from "tar-stream";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CredentialSource } from "../../../src/config/rest-config.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { PodCopyArchiveError, PodCopyCommandError } from "../../../src/client/pod-copy-errors.js";
-import { PodStreams } from "../../../src/client/pod-streams.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
+import {
+  type CredentialSource,
+  noopLogger,
+  PodCopyArchiveError,
+  PodCopyCommandError,
+  PodStreams,
+  RESTClient,
+} from "kubekit";
 import type { ServerSession } from "./remote-command-test-server.js";
 import { startRemoteCommandServer } from "./remote-command-test-server.js";
 import { rejectionOf } from "../../support/rejection.js";

@@ -9,11 +9,15 @@ import * as path from "node:path";
 import { text } from "node:stream/consumers";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { PodCopyCommandError } from "../../../src/client/pod-copy-errors.js";
-import { PodStreams } from "../../../src/client/pod-streams.js";
-import { isBadRequest, isNotFound, isUnauthorized } from "../../../src/core/status.js";
-import type { ExecRequest } from "../../../src/testing/index.js";
+import {
+  Clientset,
+  PodCopyCommandError,
+  PodStreams,
+  isBadRequest,
+  isNotFound,
+  isUnauthorized,
+} from "kubekit";
+import type { ExecRequest } from "@kubekit/apiserver";
 import { eventually, useServer } from "../../support/server-test-helpers.js";
 
 const NS = "default";

@@ -11,25 +11,29 @@ import { PassThrough, Readable } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { text } from "node:stream/consumers";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CredentialSource, RestConfig } from "../../../src/config/rest-config.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { isBadRequest, isNotFound, StatusError } from "../../../src/core/status.js";
-import { TokenBucket } from "../../../src/core/token-bucket.js";
-import { ProxyTunnelError } from "../../../src/client/connect-tunnel.js";
-import { PodStreams } from "../../../src/client/pod-streams.js";
 import {
+  type CredentialSource,
+  type RestConfig,
+  noopLogger,
+  isBadRequest,
+  isNotFound,
+  StatusError,
+  TokenBucket,
+  ProxyTunnelError,
+  PodStreams,
   StreamClosedError,
   StreamProtocolError,
   StreamUpgradeError,
-} from "../../../src/client/stream-errors.js";
-import { HEARTBEAT_PERIOD_MS } from "../../../src/client/websocket-heartbeat.js";
-import { RequestTimeoutError, TransportError } from "../../../src/rest/request-errors.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
+  RequestTimeoutError,
+  TransportError,
+  RESTClient,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
+import { HEARTBEAT_PERIOD_MS } from "../../../packages/kubekit/src/client/websocket-heartbeat.js";
 import {
   createCertificateAuthority,
   type CertificateAuthority,
-} from "../../../src/testing/server/certificates.js";
+} from "../../../packages/apiserver/src/certificates.js";
 import { startConnectProxy } from "../../support/connect-proxy.js";
 import { waitFor } from "../../support/server-test-helpers.js";
 import type {

@@ -10,15 +10,16 @@ import type { Duplex } from "node:stream";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { Agent, request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
 import {
+  Clientset,
   PodNotRunningError,
   PortForwardListenError,
   type PortForwardSession,
-} from "../../../src/client/pod-port-forward.js";
-import { PodStreams } from "../../../src/client/pod-streams.js";
-import type { Logger, LogFields } from "../../../src/core/logger.js";
-import { isNotFound } from "../../../src/core/status.js";
+  PodStreams,
+  type Logger,
+  type LogFields,
+  isNotFound,
+} from "kubekit";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 
 const NS = "default";

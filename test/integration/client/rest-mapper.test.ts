@@ -2,16 +2,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DiskCachedDiscovery } from "../../../src/client/discovery-cache-disk.js";
-import { DiscoveryClient } from "../../../src/client/discovery-client.js";
-import { NoMatchError } from "../../../src/client/rest-mapper-errors.js";
-import { RESTMapper } from "../../../src/client/rest-mapper.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
-import { Transport } from "../../../src/rest/transport.js";
-import { ApiServer } from "../../../src/testing/index.js";
+import {
+  DiskCachedDiscovery,
+  DiscoveryClient,
+  NoMatchError,
+  RESTMapper,
+  type RestConfig,
+  noopLogger,
+  RESTClient,
+  type TransportRequest,
+  type TransportResponse,
+  Transport,
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 /** A real transport that records the path of every request. */
 class CountingTransport extends Transport {

@@ -1,8 +1,8 @@
 import type { CronJob, Job } from "kubernetes-types/batch/v1.js";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { Clientset, PatchTypes } from "../../../src/index.js";
-import { SIMULATION_ANNOTATIONS } from "../../../src/testing/index.js";
+import { FakeClock } from "kubekit/testing";
+import { Clientset, PatchTypes } from "kubekit";
+import { SIMULATION_ANNOTATIONS } from "@kubekit/cluster";
 import { useServer } from "../../support/server-test-helpers.js";
 import { advanceUntil, createTestNamespace, eventsAbout } from "./workload-helpers.js";
 

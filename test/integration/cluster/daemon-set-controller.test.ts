@@ -1,7 +1,7 @@
 import type { ControllerRevision, DaemonSet } from "kubernetes-types/apps/v1.js";
 import type { Node, Pod } from "kubernetes-types/core/v1.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Clientset, PatchTypes } from "../../../src/index.js";
+import { Clientset, PatchTypes } from "kubekit";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 import { PodHistory, createTestNamespace, eventsAbout } from "./workload-helpers.js";
 

@@ -1,10 +1,10 @@
 import type { Deployment, DeploymentCondition, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { Clientset, PatchTypes, controllerOf } from "../../../src/index.js";
-import { templateHash } from "../../../src/testing/cluster/template-hash.js";
-import { SIMULATION_ANNOTATIONS } from "../../../src/testing/index.js";
+import { FakeClock } from "kubekit/testing";
+import { Clientset, PatchTypes, controllerOf } from "kubekit";
+import { templateHash } from "../../../packages/cluster/src/template-hash.js";
+import { SIMULATION_ANNOTATIONS } from "@kubekit/cluster";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 import {
   PodHistory,

@@ -1,8 +1,8 @@
 import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
 import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/index.js";
-import { SIMULATION_ANNOTATIONS } from "../../../src/testing/cluster/simulated-cluster-options.js";
+import { Clientset } from "kubekit";
+import { SIMULATION_ANNOTATIONS } from "@kubekit/cluster";
 import { eventually, useServer } from "../../support/server-test-helpers.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { ContainerStatus, Pod, PodCondition } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { Clientset, type Logger } from "../../../src/index.js";
-import { SIMULATION_ANNOTATIONS } from "../../../src/testing/cluster/simulated-cluster-options.js";
+import { FakeClock } from "kubekit/testing";
+import { Clientset, type Logger } from "kubekit";
+import { SIMULATION_ANNOTATIONS } from "@kubekit/cluster";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 
 /**

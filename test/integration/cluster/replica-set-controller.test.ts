@@ -1,9 +1,9 @@
 import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { Clientset, PatchTypes, controllerOf } from "../../../src/index.js";
-import { SIMULATION_ANNOTATIONS } from "../../../src/testing/index.js";
+import { FakeClock } from "kubekit/testing";
+import { Clientset, PatchTypes, controllerOf } from "kubekit";
+import { SIMULATION_ANNOTATIONS } from "@kubekit/cluster";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 import {
   PodHistory,

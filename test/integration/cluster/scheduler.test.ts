@@ -1,6 +1,6 @@
 import type { Affinity, Node, Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/index.js";
+import { Clientset } from "kubekit";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 
 /**

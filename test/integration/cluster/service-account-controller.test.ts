@@ -1,6 +1,6 @@
 import type { ConfigMap, ServiceAccount } from "kubernetes-types/core/v1.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/index.js";
+import { Clientset } from "kubekit";
 import { eventually, useServer } from "../../support/server-test-helpers.js";
 
 /**

@@ -1,9 +1,10 @@
 import type { ControllerRevision, StatefulSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { Clientset, PatchTypes } from "../../../src/index.js";
-import { ApiServer } from "../../../src/testing/api-server.js";
+import { FakeClock } from "kubekit/testing";
+import { Clientset, PatchTypes } from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
+import { startCluster } from "@kubekit/cluster";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 import { PodHistory, createTestNamespace, eventsAbout } from "./workload-helpers.js";
 
@@ -397,7 +398,8 @@ describe("statefulset controller on a fake clock", () => {
   let server: ApiServer;
   let cs: Clientset;
   beforeAll(async () => {
-    server = await ApiServer.start({ clock, cluster: { controllers: ["statefulset"] } });
+    server = await ApiServer.start({ clock });
+    await startCluster({ server, controllers: ["statefulset"] });
     cs = new Clientset(server.kubeConfig().restConfig());
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
-import type { FakeClock } from "../../../src/core/clock.js";
-import type { Clientset } from "../../../src/index.js";
-import type { ApiServer } from "../../../src/testing/index.js";
+import type { FakeClock } from "kubekit/testing";
+import type { Clientset } from "kubekit";
+import type { ApiServer } from "@kubekit/apiserver";
 
 /**
  * What happened to the pods of a namespace, in the order the API server's watch reported it:

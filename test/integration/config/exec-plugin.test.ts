@@ -7,10 +7,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { ExecPluginError } from "../../../src/config/config-error.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import type { CredentialSource } from "../../../src/config/rest-config.js";
+import { FakeClock } from "kubekit/testing";
+import { ExecPluginError, KubeConfig, type CredentialSource } from "kubekit";
 import { CA_PEM, b64, tempTree, type TempTree } from "../../unit/config/fixtures.js";
 
 const V1 = "client.authentication.k8s.io/v1";

@@ -4,12 +4,15 @@
  * shuts down completely.
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { Controller } from "../../../src/controller/controller.js";
-import type { ControllerOptions } from "../../../src/controller/controller.js";
-import { SharedInformerFactory } from "../../../src/informers/shared-informer-factory.js";
-import type { Logger, LogLevel } from "../../../src/core/logger.js";
-import { ApiServer } from "../../../src/testing/api-server.js";
+import {
+  Clientset,
+  Controller,
+  type ControllerOptions,
+  SharedInformerFactory,
+  type Logger,
+  type LogLevel,
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 /** A logger that keeps its entries (tests assert on errors). */
 export class MemoryLogger implements Logger {

@@ -1,16 +1,17 @@
 import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { controllerOf, setControllerReference } from "../../../src/controller/owner-reference.js";
-import { generationChanged } from "../../../src/controller/predicate.js";
-import { waitForCacheToObserve } from "../../../src/controller/wait-for-cache-to-observe.js";
-import type { SharedIndexInformer } from "../../../src/cache/shared-index-informer.js";
-import { splitObjectKey } from "../../../src/core/object-key.js";
-import { isNotFound } from "../../../src/core/status.js";
-import type {
-  AppsV1ReplicaSetLister,
-  CoreV1PodLister,
-} from "../../../src/informers/generated/typed-informers.js";
+import {
+  controllerOf,
+  setControllerReference,
+  generationChanged,
+  waitForCacheToObserve,
+  type SharedIndexInformer,
+  splitObjectKey,
+  isNotFound,
+  type AppsV1ReplicaSetLister,
+  type CoreV1PodLister,
+} from "kubekit";
 import { eventually, waitFor } from "../../support/server-test-helpers.js";
 import { controllerFor, useCluster } from "./controller-harness.js";
 

@@ -1,10 +1,12 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { labelSelectorPredicate } from "../../../src/controller/predicate.js";
-import { TerminalError } from "../../../src/controller/terminal-error.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import type { CoreV1ConfigMapLister } from "../../../src/informers/generated/typed-informers.js";
-import { isNotFound } from "../../../src/core/status.js";
+import {
+  labelSelectorPredicate,
+  TerminalError,
+  type CoreV1ConfigMapLister,
+  isNotFound,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
 import { eventually, waitFor } from "../../support/server-test-helpers.js";
 import { controllerFor, useCluster } from "./controller-harness.js";
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as coreV1 from "kubernetes-types/core/v1.js";
-import { Clientset } from "../../../src/client/clientset.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import { EventRecorder } from "../../../src/controller/event-recorder.js";
+import { Clientset, KubeConfig, EventRecorder } from "kubekit";
 import { hasKubectl, KubectlSession } from "../../support/kubectl.js";
 import type { KubectlResult } from "../../support/kubectl.js";
 import { MemoryLogger } from "./controller-harness.js";

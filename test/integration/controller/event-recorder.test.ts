@@ -2,11 +2,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as coreV1 from "kubernetes-types/core/v1.js";
-import { Clientset } from "../../../src/client/clientset.js";
-import { COMBINED_EVENT_PREFIX } from "../../../src/controller/event-aggregator.js";
-import { EventRecorder } from "../../../src/controller/event-recorder.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { FakeClock } from "../../../src/core/clock.js";
+import { Clientset, EventRecorder, type RestConfig } from "kubekit";
+import { COMBINED_EVENT_PREFIX } from "../../../packages/kubekit/src/controller/event-aggregator.js";
+import { FakeClock } from "kubekit/testing";
 import { MemoryLogger, useCluster } from "./controller-harness.js";
 
 /** A RestConfig for a plain-HTTP server on 127.0.0.1 without credentials. */

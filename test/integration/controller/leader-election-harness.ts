@@ -6,20 +6,21 @@
  */
 import { Readable } from "node:stream";
 import { expect } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import type { LeaderElectorOptions } from "../../../src/controller/leader-elector.js";
-import { LeaderElector } from "../../../src/controller/leader-elector.js";
-import { LeaseLock } from "../../../src/controller/lease-lock.js";
-import type {
-  LeaderElectionRecord,
-  ObservedLeaderElectionRecord,
-  ResourceLock,
-} from "../../../src/controller/resource-lock.js";
-import type { Clock, FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
-import { Transport } from "../../../src/rest/transport.js";
-import type { ApiServer } from "../../../src/testing/api-server.js";
+import {
+  Clientset,
+  type LeaderElectorOptions,
+  LeaderElector,
+  LeaseLock,
+  type LeaderElectionRecord,
+  type ObservedLeaderElectionRecord,
+  type ResourceLock,
+  noopLogger,
+  type TransportRequest,
+  type TransportResponse,
+  Transport,
+} from "kubekit";
+import type { Clock, FakeClock } from "../../../packages/kubekit/src/core/clock.js";
+import type { ApiServer } from "@kubekit/apiserver";
 
 /**
  * How a candidate's connection to the API server behaves: `ok`; `fail`, every request answered

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
+import { FakeClock } from "kubekit/testing";
 import { useServer } from "../../support/server-test-helpers.js";
 import type { LinkMode } from "./leader-election-harness.js";
 import { Election } from "./leader-election-harness.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { FakeClock } from "../../../src/core/clock.js";
+import { Clientset } from "kubekit";
+import { FakeClock } from "kubekit/testing";
 import { useServer } from "../../support/server-test-helpers.js";
 import type { Candidate, LinkMode } from "./leader-election-harness.js";
 import { Election } from "./leader-election-harness.js";

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { LeaseLock } from "../../../src/controller/lease-lock.js";
-import type { LeaderElectionRecord } from "../../../src/controller/resource-lock.js";
-import { isAlreadyExists, isConflict } from "../../../src/core/status.js";
+import {
+  Clientset,
+  LeaseLock,
+  type LeaderElectionRecord,
+  isAlreadyExists,
+  isConflict,
+} from "kubekit";
 import { useServer } from "../../support/server-test-helpers.js";
 
 const record = (holderIdentity: string, leaderTransitions = 0): LeaderElectionRecord => ({

@@ -1,11 +1,13 @@
 import type { ConfigMap, Secret } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { Controller } from "../../../src/controller/controller.js";
-import { Manager } from "../../../src/controller/manager.js";
-import type { ManagerOptions } from "../../../src/controller/manager.js";
-import { SharedInformerFactory } from "../../../src/informers/shared-informer-factory.js";
+import {
+  Clientset,
+  Controller,
+  Manager,
+  type ManagerOptions,
+  SharedInformerFactory,
+} from "kubekit";
 import { eventually, useServer, waitFor } from "../../support/server-test-helpers.js";
 import { MemoryLogger } from "./controller-harness.js";
 import { parseExposition } from "./exposition-parser.js";

@@ -1,11 +1,15 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { hasFinalizer, reconcileWithFinalizer } from "../../../src/controller/finalizer.js";
-import { retryOnConflict } from "../../../src/controller/retry.js";
-import { waitForCacheToObserve } from "../../../src/controller/wait-for-cache-to-observe.js";
-import { splitObjectKey } from "../../../src/core/object-key.js";
-import { isConflict, isNotFound } from "../../../src/core/status.js";
-import type { CoreV1ConfigMapLister } from "../../../src/informers/generated/typed-informers.js";
+import {
+  hasFinalizer,
+  reconcileWithFinalizer,
+  retryOnConflict,
+  waitForCacheToObserve,
+  splitObjectKey,
+  isConflict,
+  isNotFound,
+  type CoreV1ConfigMapLister,
+} from "kubekit";
 import { eventually, waitFor } from "../../support/server-test-helpers.js";
 import { controllerFor, useCluster } from "./controller-harness.js";
 

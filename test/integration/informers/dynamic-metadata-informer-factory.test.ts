@@ -1,15 +1,18 @@
 import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { DynamicClient } from "../../../src/client/dynamic-client.js";
-import type { KubeObject, PartialObjectMetadata } from "../../../src/client/kube-object.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { isNotFound } from "../../../src/core/status.js";
+import {
+  Clientset,
+  DynamicClient,
+  type KubeObject,
+  type PartialObjectMetadata,
+  type RestConfig,
+  isNotFound,
+} from "kubekit";
 import {
   DynamicSharedInformerFactory,
   MetadataSharedInformerFactory,
-} from "../../../src/informers/index.js";
-import { ApiServer } from "../../../src/testing/index.js";
+} from "../../../packages/kubekit/src/informers/index.js";
+import { ApiServer } from "@kubekit/apiserver";
 import { EventRecorder } from "./event-recorder.js";
 
 /**

@@ -1,5 +1,5 @@
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import type { ResourceEventHandler } from "../../../src/cache/shared-index-informer.js";
+import { DeletedFinalStateUnknown } from "kubekit";
+import type { ResourceEventHandler } from "../../../packages/kubekit/src/cache/shared-index-informer.js";
 
 /** What the object handed to a handler carries, for assertions. */
 interface Named {

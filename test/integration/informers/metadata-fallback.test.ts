@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PartialObjectMetadata } from "../../../src/client/kube-object.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { MetadataSharedInformerFactory } from "../../../src/informers/index.js";
+import type { PartialObjectMetadata, RestConfig } from "kubekit";
+import { MetadataSharedInformerFactory } from "../../../packages/kubekit/src/informers/index.js";
 import { EventRecorder } from "./event-recorder.js";
 
 /**

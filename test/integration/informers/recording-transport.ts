@@ -1,9 +1,4 @@
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import {
-  Transport,
-  type TransportRequest,
-  type TransportResponse,
-} from "../../../src/rest/transport.js";
+import { type RestConfig, Transport, type TransportRequest, type TransportResponse } from "kubekit";
 
 /** One request a {@link RecordingTransport} sent. */
 export interface SentRequest {

@@ -1,10 +1,8 @@
 import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stripManagedFields } from "../../../src/cache/strip-managed-fields.js";
-import { Clientset } from "../../../src/client/clientset.js";
-import { isNotFound } from "../../../src/core/status.js";
-import { SharedInformerFactory } from "../../../src/informers/index.js";
-import { ApiServer } from "../../../src/testing/index.js";
+import { stripManagedFields, Clientset, isNotFound } from "kubekit";
+import { SharedInformerFactory } from "../../../packages/kubekit/src/informers/index.js";
+import { ApiServer } from "@kubekit/apiserver";
 import { EventRecorder } from "./event-recorder.js";
 import { RecordingTransport } from "./recording-transport.js";
 

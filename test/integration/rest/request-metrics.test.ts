@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { RequestMetrics } from "../../../src/rest/request-metrics.js";
+import { FakeClock } from "kubekit/testing";
+import { RESTClient, type RequestMetrics } from "kubekit";
 import { useServer } from "../../support/server-test-helpers.js";
 
 /** RESTClient's request metrics hook: one observation per attempt, client-go's labels. */

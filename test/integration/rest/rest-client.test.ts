@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import type { Logger } from "../../../src/core/logger.js";
+import { FakeClock } from "kubekit/testing";
 import {
+  type Logger,
   isNotFound,
   isServiceUnavailable,
   isTooManyRequests,
   isUnauthorized,
   StatusError,
-} from "../../../src/core/status.js";
-import type {
-  CredentialSource,
-  RequestCredentials,
-  RestConfig,
-} from "../../../src/config/rest-config.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import { ApiServer } from "../../../src/testing/index.js";
+  type CredentialSource,
+  type RequestCredentials,
+  type RestConfig,
+  RESTClient,
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 interface LogEntry {
   readonly level: string;

@@ -6,26 +6,26 @@ import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import type {
-  CredentialSource,
-  RequestCredentials,
-  RestConfig,
-} from "../../../src/config/rest-config.js";
-import { isConflict, type StatusError } from "../../../src/core/status.js";
+import { FakeClock } from "kubekit/testing";
 import {
+  noopLogger,
+  type CredentialSource,
+  type RequestCredentials,
+  type RestConfig,
+  isConflict,
+  type StatusError,
   RequestTimeoutError,
   ResponseDecodeError,
   ResponseTooLargeError,
   TransportError,
-} from "../../../src/rest/request-errors.js";
-import { WatchFrameTooLargeError } from "../../../src/rest/watch-errors.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
-import { Transport } from "../../../src/rest/transport.js";
-import { ApiServer } from "../../../src/testing/index.js";
-import { createCertificateAuthority } from "../../../src/testing/server/certificates.js";
+  RESTClient,
+  type TransportRequest,
+  type TransportResponse,
+  Transport,
+} from "kubekit";
+import { WatchFrameTooLargeError } from "../../../packages/kubekit/src/rest/watch-errors.js";
+import { ApiServer } from "@kubekit/apiserver";
+import { createCertificateAuthority } from "../../../packages/apiserver/src/certificates.js";
 import { startConnectProxy } from "../../support/connect-proxy.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Logger } from "../../../src/core/logger.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { isNotFound, StatusError } from "../../../src/core/status.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { TransportError } from "../../../src/rest/request-errors.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { WatchEvent } from "../../../src/rest/watch-event.js";
-import { WatchIdleTimeoutError } from "../../../src/rest/watch-errors.js";
-import { ApiServer } from "../../../src/testing/index.js";
+import {
+  type Logger,
+  noopLogger,
+  isNotFound,
+  StatusError,
+  type RestConfig,
+  TransportError,
+  RESTClient,
+  type WatchEvent,
+  WatchIdleTimeoutError,
+} from "kubekit";
+import { ApiServer } from "@kubekit/apiserver";
 
 interface ConfigMap {
   metadata: { name: string; resourceVersion: string; annotations?: Record<string, string> };

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DeltaFIFO } from "../../../src/cache/delta-fifo.js";
-import type { KnownObjects } from "../../../src/cache/delta-fifo.js";
-import type { Deltas } from "../../../src/cache/delta.js";
-import { createIndexer } from "../../../src/cache/indexer.js";
-import { QUEUE_CLOSED } from "../../../src/cache/informer-queue.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
+import {
+  DeltaFIFO,
+  type KnownObjects,
+  type Deltas,
+  createIndexer,
+  QUEUE_CLOSED,
+  DeletedFinalStateUnknown,
+} from "kubekit";
 import { obj, show } from "./fixtures.js";
 import type { Obj } from "./fixtures.js";
 import { drain, informerQueueContract } from "./informer-queue-contract.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Deque } from "../../../src/cache/deque.js";
+import { Deque } from "../../../packages/kubekit/src/cache/deque.js";
 
 describe("Deque", () => {
   it("is first in, first out, and reports its length", () => {

@@ -1,5 +1,5 @@
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import type { DeltaHandler } from "../../../src/cache/process-deltas.js";
+import { DeletedFinalStateUnknown } from "kubekit";
+import type { DeltaHandler } from "../../../packages/kubekit/src/cache/process-deltas.js";
 
 /** A minimal Kubernetes-shaped object for cache tests. */
 export interface Obj {

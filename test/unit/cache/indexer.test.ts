@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ObjectKeyError } from "../../../src/core/object-key.js";
-import { createIndexer, createStore } from "../../../src/cache/indexer.js";
-import type { CacheIndexer } from "../../../src/cache/indexer.js";
-import { IndexerError } from "../../../src/cache/indexer-error.js";
-import { NAMESPACE_INDEX, namespaceIndexFunc } from "../../../src/cache/namespace-index.js";
-import type { IndexFunc } from "../../../src/cache/store.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
+import {
+  ObjectKeyError,
+  createIndexer,
+  createStore,
+  type CacheIndexer,
+  IndexerError,
+  NAMESPACE_INDEX,
+  namespaceIndexFunc,
+  type IndexFunc,
+  DeletedFinalStateUnknown,
+} from "kubekit";
 import { obj, show } from "./fixtures.js";
 import type { Obj } from "./fixtures.js";
 

@@ -3,12 +3,15 @@
 // HasSynced flips, how entries are grouped) the cases compare what an informer would end up
 // with: the cache content and the multiset of notifications from processDeltas.
 import { describe, expect, it } from "vitest";
-import { ObjectKeyError } from "../../../src/core/object-key.js";
-import type { CacheIndexer } from "../../../src/cache/indexer.js";
-import { QUEUE_CLOSED } from "../../../src/cache/informer-queue.js";
-import type { InformerQueue, TransformFunc } from "../../../src/cache/informer-queue.js";
-import type { Deltas } from "../../../src/cache/delta.js";
-import { processDeltas } from "../../../src/cache/process-deltas.js";
+import {
+  ObjectKeyError,
+  type CacheIndexer,
+  QUEUE_CLOSED,
+  type InformerQueue,
+  type TransformFunc,
+  type Deltas,
+} from "kubekit";
+import { processDeltas } from "../../../packages/kubekit/src/cache/process-deltas.js";
 import { Recorder, deferred, flush, obj, show, track } from "./fixtures.js";
 import type { Obj } from "./fixtures.js";
 

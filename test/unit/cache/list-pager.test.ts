@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { listWithPager } from "../../../src/cache/list-pager.js";
-import { DEFAULT_PAGE_SIZE } from "../../../src/client/list-pager.js";
-import type { ListPage } from "../../../src/cache/lister-watcher.js";
-import { newInternalError, newResourceExpired } from "../../../src/core/status-builders.js";
-import type { ListOptions } from "../../../src/rest/index.js";
+import { listWithPager } from "../../../packages/kubekit/src/cache/list-pager.js";
+import { DEFAULT_PAGE_SIZE, type ListPage, newInternalError, newResourceExpired } from "kubekit";
+import type { ListOptions } from "../../../packages/kubekit/src/rest/index.js";
 
 /** A lister answering from a script of pages (or errors), recording each request. */
 function scripted(responses: (ListPage<string> | Error)[]) {

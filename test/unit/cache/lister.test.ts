@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { createIndexer } from "../../../src/cache/indexer.js";
-import { Lister, NamespaceLister } from "../../../src/cache/lister.js";
-import { LabelSelector, SelectorParseError } from "../../../src/core/label-selector.js";
-import { isNotFound, StatusError } from "../../../src/core/status.js";
+import {
+  createIndexer,
+  Lister,
+  NamespaceLister,
+  LabelSelector,
+  SelectorParseError,
+  isNotFound,
+  StatusError,
+} from "kubekit";
 import type { Obj } from "./fixtures.js";
 import { obj, show } from "./fixtures.js";
 

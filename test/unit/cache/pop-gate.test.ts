@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PopGate } from "../../../src/cache/pop-gate.js";
+import { PopGate } from "../../../packages/kubekit/src/cache/pop-gate.js";
 import { flush, track } from "./fixtures.js";
 
 describe("PopGate", () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { Delta } from "../../../src/cache/delta.js";
-import { createIndexer } from "../../../src/cache/indexer.js";
-import type { CacheIndexer } from "../../../src/cache/indexer.js";
-import { IndexerError } from "../../../src/cache/indexer-error.js";
-import { processDeltas } from "../../../src/cache/process-deltas.js";
-import type { DeltaHandler } from "../../../src/cache/process-deltas.js";
-import type { IndexFunc } from "../../../src/cache/store.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
+import {
+  type Delta,
+  createIndexer,
+  type CacheIndexer,
+  IndexerError,
+  type IndexFunc,
+  DeletedFinalStateUnknown,
+} from "kubekit";
+import { processDeltas } from "../../../packages/kubekit/src/cache/process-deltas.js";
+import type { DeltaHandler } from "../../../packages/kubekit/src/cache/process-deltas.js";
 import { Recorder, obj, show } from "./fixtures.js";
 import type { Obj } from "./fixtures.js";
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createIndexer } from "../../../src/cache/indexer.js";
-import type { CacheIndexer } from "../../../src/cache/indexer.js";
-import { processReplacedAllSliced } from "../../../src/cache/process-deltas.js";
-import { NAMESPACE_INDEX } from "../../../src/cache/namespace-index.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import { EventLoopSlice } from "../../../src/core/event-loop-slice.js";
-import type { CooperativeSlice } from "../../../src/core/event-loop-slice.js";
+import { createIndexer, type CacheIndexer, NAMESPACE_INDEX } from "kubekit";
+import { processReplacedAllSliced } from "../../../packages/kubekit/src/cache/process-deltas.js";
+import { FakeClock } from "kubekit/testing";
+import { EventLoopSlice } from "../../../packages/kubekit/src/core/event-loop-slice.js";
+import type { CooperativeSlice } from "../../../packages/kubekit/src/core/event-loop-slice.js";
 import { Recorder, flush, obj, show } from "./fixtures.js";
 import type { Obj } from "./fixtures.js";
 

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { Delta, Deltas } from "../../../src/cache/delta.js";
-import { createIndexer } from "../../../src/cache/indexer.js";
-import { QUEUE_CLOSED } from "../../../src/cache/informer-queue.js";
-import { RealFIFO } from "../../../src/cache/real-fifo.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
+import {
+  type Delta,
+  type Deltas,
+  createIndexer,
+  QUEUE_CLOSED,
+  RealFIFO,
+  DeletedFinalStateUnknown,
+} from "kubekit";
 import { deferred, flush, obj, show } from "./fixtures.js";
 import type { Obj } from "./fixtures.js";
 import { drain, informerQueueContract } from "./informer-queue-contract.js";

@@ -1,9 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
-import { INITIAL_EVENTS_END_ANNOTATION, Reflector } from "../../../src/cache/reflector.js";
-import type { ReflectorStore } from "../../../src/cache/reflector-store.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import type { ListOptions, WatchEvent } from "../../../src/rest/index.js";
+import {
+  type ListerWatcher,
+  type ListPage,
+  type WatchStream,
+  INITIAL_EVENTS_END_ANNOTATION,
+  Reflector,
+  type ReflectorStore,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
+import type { ListOptions, WatchEvent } from "../../../packages/kubekit/src/rest/index.js";
 
 interface Obj {
   kind: string;

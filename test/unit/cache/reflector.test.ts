@@ -1,25 +1,31 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
-import type { ReflectorOptions } from "../../../src/cache/reflector.js";
-import { INITIAL_EVENTS_END_ANNOTATION, Reflector } from "../../../src/cache/reflector.js";
 import {
+  type ListerWatcher,
+  type ListPage,
+  type WatchStream,
+  type ReflectorOptions,
+  INITIAL_EVENTS_END_ANNOTATION,
+  Reflector,
   UnsupportedListKindError,
   VeryShortWatchError,
   WatchListIncompleteError,
-} from "../../../src/cache/reflector-errors.js";
-import type { ReflectorStore } from "../../../src/cache/reflector-store.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import type { LogFields, Logger } from "../../../src/core/logger.js";
-import { StatusError } from "../../../src/core/status.js";
-import {
+  type ReflectorStore,
+  type LogFields,
+  type Logger,
+  StatusError,
   newInternalError,
   newResourceExpired,
   newTooLargeResourceVersion,
   newTooManyRequests,
-} from "../../../src/core/status-builders.js";
-import type { Status } from "../../../src/core/status.js";
-import type { ListOptions, WatchEvent, WatchOptions } from "../../../src/rest/index.js";
-import { TransportError } from "../../../src/rest/index.js";
+  type Status,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
+import type {
+  ListOptions,
+  WatchEvent,
+  WatchOptions,
+} from "../../../packages/kubekit/src/rest/index.js";
+import { TransportError } from "../../../packages/kubekit/src/rest/index.js";
 
 interface Obj {
   kind?: string;

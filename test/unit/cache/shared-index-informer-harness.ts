@@ -3,17 +3,22 @@
  * controllable watch stream (history replay from a resourceVersion, injected errors,
  * deletions the watch never reports), a recording handler and a capturing logger.
  */
-import type { ListerWatcher, ListPage, WatchStream } from "../../../src/cache/lister-watcher.js";
-import type { ResourceEventHandler } from "../../../src/cache/resource-event-handler.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import type { Logger, LogLevel } from "../../../src/core/logger.js";
-import type { Status } from "../../../src/core/status.js";
-import type { ListOptions, WatchEvent } from "../../../src/rest/index.js";
+import {
+  type ListerWatcher,
+  type ListPage,
+  type WatchStream,
+  type ResourceEventHandler,
+  DeletedFinalStateUnknown,
+  type Logger,
+  type LogLevel,
+  type Status,
+  type SharedIndexInformerOptions,
+  SharedIndexInformer,
+} from "kubekit";
+import type { ListOptions, WatchEvent } from "../../../packages/kubekit/src/rest/index.js";
 import type { Obj } from "./fixtures.js";
 import { flush, show } from "./fixtures.js";
-import type { SharedIndexInformerOptions } from "../../../src/cache/shared-index-informer.js";
-import { SharedIndexInformer } from "../../../src/cache/shared-index-informer.js";
-import { FakeClock } from "../../../src/core/clock.js";
+import { FakeClock } from "kubekit/testing";
 
 /** An open watch of the {@link FakeListerWatcher}. */
 export class FakeWatch implements WatchStream<Obj> {

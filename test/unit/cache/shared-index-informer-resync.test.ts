@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
+import { DeletedFinalStateUnknown } from "kubekit";
 import type { Obj } from "./fixtures.js";
 import { obj } from "./fixtures.js";
 import {

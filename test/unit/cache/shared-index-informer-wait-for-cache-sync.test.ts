@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SharedIndexInformer } from "../../../src/cache/shared-index-informer.js";
-import { waitForCacheSync } from "../../../src/cache/wait-for-cache-sync.js";
-import { FakeClock } from "../../../src/core/clock.js";
+import { SharedIndexInformer, waitForCacheSync } from "kubekit";
+import { FakeClock } from "kubekit/testing";
 import type { Obj } from "./fixtures.js";
 import { obj, track } from "./fixtures.js";
 import { CapturingLogger, FakeListerWatcher, settle } from "./shared-index-informer-harness.js";

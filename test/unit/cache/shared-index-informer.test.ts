@@ -1,14 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Lister } from "../../../src/cache/lister.js";
-import { deepFreeze } from "../../../src/cache/mutation-detector.js";
-import type { ResourceEventHandler } from "../../../src/cache/resource-event-handler.js";
+import { Lister, type ResourceEventHandler, DeletedFinalStateUnknown } from "kubekit";
+import { deepFreeze } from "../../../packages/kubekit/src/cache/mutation-detector.js";
 import {
   InformerLifecycleError,
   SharedIndexInformer,
   stripManagedFields,
-} from "../../../src/cache/shared-index-informer.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import { FakeClock } from "../../../src/core/clock.js";
+} from "../../../packages/kubekit/src/cache/shared-index-informer.js";
+import { FakeClock } from "kubekit/testing";
 import type { Obj } from "./fixtures.js";
 import { deferred, obj, show, track } from "./fixtures.js";
 import {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ObjectKeyError } from "../../../src/core/object-key.js";
-import { DeletedFinalStateUnknown, deletionHandlingKey } from "../../../src/cache/tombstone.js";
+import { ObjectKeyError, DeletedFinalStateUnknown, deletionHandlingKey } from "kubekit";
 import { obj } from "./fixtures.js";
 
 describe("DeletedFinalStateUnknown", () => {

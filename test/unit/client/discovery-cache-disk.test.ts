@@ -7,18 +7,17 @@ import {
   defaultCacheDir,
   DiskCachedDiscovery,
   discoveryCacheDirectory,
-} from "../../../src/client/discovery-cache-disk.js";
-import { encodeAPIGroupList } from "../../../src/client/discovery-legacy.js";
+} from "../../../packages/kubekit/src/client/discovery-cache-disk.js";
+import { encodeAPIGroupList } from "../../../packages/kubekit/src/client/discovery-legacy.js";
 import type {
   APIGroup,
   DiscoveredResourceList,
   DiscoverySource,
   GroupsAndMaybeResources,
   ServerVersionInfo,
-} from "../../../src/client/discovery-types.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import type { Logger } from "../../../src/core/logger.js";
-import { noopLogger } from "../../../src/core/logger.js";
+} from "../../../packages/kubekit/src/client/discovery-types.js";
+import { FakeClock } from "kubekit/testing";
+import { type Logger, noopLogger } from "kubekit";
 
 const HOST = "https://127.0.0.1:18080";
 const TTL = DEFAULT_DISCOVERY_CACHE_TTL_MS;

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { MemoryCachedDiscovery } from "../../../src/client/discovery-cache-memory.js";
 import {
+  MemoryCachedDiscovery,
   GroupDiscoveryFailedError,
   StaleGroupVersionError,
-} from "../../../src/client/discovery-errors.js";
-import { encodeAPIGroupList } from "../../../src/client/discovery-legacy.js";
+  StatusError,
+} from "kubekit";
+import { encodeAPIGroupList } from "../../../packages/kubekit/src/client/discovery-legacy.js";
 import type {
   APIGroup,
   DiscoveredResourceList,
   DiscoverySource,
   GroupsAndMaybeResources,
-} from "../../../src/client/discovery-types.js";
-import { StatusError } from "../../../src/core/status.js";
+} from "../../../packages/kubekit/src/client/discovery-types.js";
 
 function group(name: string, ...versions: string[]): APIGroup {
   const entries = versions.map((version) => ({

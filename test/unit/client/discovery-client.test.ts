@@ -1,18 +1,20 @@
 import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { DiscoveryClient } from "../../../src/client/discovery-client.js";
 import {
+  DiscoveryClient,
   GroupDiscoveryFailedError,
   StaleGroupVersionError,
-} from "../../../src/client/discovery-errors.js";
-import { AGGREGATED_DISCOVERY_ACCEPT } from "../../../src/client/discovery-media-type.js";
-import type { CredentialSource, RestConfig } from "../../../src/config/rest-config.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { StatusError } from "../../../src/core/status.js";
-import { RESTClient } from "../../../src/rest/rest-client.js";
-import type { TransportRequest, TransportResponse } from "../../../src/rest/transport.js";
-import { Transport } from "../../../src/rest/transport.js";
+  type CredentialSource,
+  type RestConfig,
+  noopLogger,
+  StatusError,
+  RESTClient,
+  type TransportRequest,
+  type TransportResponse,
+  Transport,
+} from "kubekit";
+import { AGGREGATED_DISCOVERY_ACCEPT } from "../../../packages/kubekit/src/client/discovery-media-type.js";
+import { FakeClock } from "kubekit/testing";
 
 const anonymous: CredentialSource = {
   kind: "none",

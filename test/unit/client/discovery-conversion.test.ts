@@ -1,25 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { convertAggregatedDiscovery } from "../../../src/client/discovery-aggregated.js";
+import { convertAggregatedDiscovery } from "../../../packages/kubekit/src/client/discovery-aggregated.js";
 import {
   InvalidDiscoveryDocumentError,
   StaleGroupVersionError,
-} from "../../../src/client/discovery-errors.js";
+  type DiscoveredResourceList,
+  builtinResources,
+} from "kubekit";
 import {
   coreGroupFromAPIVersions,
   encodeAPIGroupList,
   encodeAPIResourceList,
   groupsFromAPIGroupList,
   resourceListFromAPIResourceList,
-} from "../../../src/client/discovery-legacy.js";
-import type { DiscoveredResourceList } from "../../../src/client/discovery-types.js";
-import { builtinResources } from "../../../src/core/resource-table.js";
+} from "../../../packages/kubekit/src/client/discovery-legacy.js";
 import {
   aggregatedDiscoveryDocument,
   apiGroupListDocument,
   apiResourceListDocument,
   apiVersionsDocument,
-} from "../../../src/testing/server/discovery.js";
-import type { ServedGroup } from "../../../src/testing/server/served-resource.js";
+} from "../../../packages/apiserver/src/discovery.js";
+import type { ServedGroup } from "../../../packages/apiserver/src/served-resource.js";
 
 /** Served groups built from the built-in table: core/v1 and apps/v1. */
 function servedGroups(): ServedGroup[] {

@@ -3,7 +3,7 @@ import {
   AGGREGATED_DISCOVERY_ACCEPT,
   aggregatedDiscoveryVersion,
   LEGACY_DISCOVERY_ACCEPT,
-} from "../../../src/client/discovery-media-type.js";
+} from "../../../packages/kubekit/src/client/discovery-media-type.js";
 
 describe("discovery Accept headers", () => {
   it("asks for v2, then v2beta1, then plain JSON, exactly as kubectl 1.32", () => {

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { ListCallOptions } from "../../../src/client/call-options.js";
-import type { KubeObjectList } from "../../../src/client/kube-object.js";
-import { DEFAULT_PAGE_SIZE, listAllPages, listPages } from "../../../src/client/list-pager.js";
-import { newBadRequest, newResourceExpired } from "../../../src/core/status-builders.js";
+import {
+  type ListCallOptions,
+  type KubeObjectList,
+  DEFAULT_PAGE_SIZE,
+  listAllPages,
+  listPages,
+  newBadRequest,
+  newResourceExpired,
+} from "kubekit";
 
 type Item = { name: string };
 type Page = KubeObjectList<Item>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   toPartialObjectMetadata,
   toPartialObjectMetadataList,
-} from "../../../src/client/partial-object-metadata.js";
+} from "../../../packages/kubekit/src/client/partial-object-metadata.js";
 
 describe("toPartialObjectMetadata", () => {
   it("keeps the metadata of a full object and drops the rest", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   parseListenAddresses,
   parsePortForwardSpecs,
-} from "../../../src/client/port-forward-ports.js";
+} from "../../../packages/kubekit/src/client/port-forward-ports.js";
 
 describe("port-forward port specs (kubectl's parsePorts)", () => {
   it("reads P, L:R, :R and 0:R", () => {

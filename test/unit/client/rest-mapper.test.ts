@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { MemoryCachedDiscovery } from "../../../src/client/discovery-cache-memory.js";
-import { GroupDiscoveryFailedError } from "../../../src/client/discovery-errors.js";
-import { encodeAPIGroupList } from "../../../src/client/discovery-legacy.js";
+import {
+  MemoryCachedDiscovery,
+  GroupDiscoveryFailedError,
+  AmbiguousResourceError,
+  NoMatchError,
+  RESTMapper,
+  type Logger,
+  noopLogger,
+} from "kubekit";
+import { encodeAPIGroupList } from "../../../packages/kubekit/src/client/discovery-legacy.js";
 import type {
   APIGroup,
   APIGroupList,
@@ -11,11 +18,7 @@ import type {
   DiscoveryInterface,
   GroupsAndResources,
   ServerVersionInfo,
-} from "../../../src/client/discovery-types.js";
-import { AmbiguousResourceError, NoMatchError } from "../../../src/client/rest-mapper-errors.js";
-import { RESTMapper } from "../../../src/client/rest-mapper.js";
-import type { Logger } from "../../../src/core/logger.js";
-import { noopLogger } from "../../../src/core/logger.js";
+} from "../../../packages/kubekit/src/client/discovery-types.js";
 
 interface ResourceSpec {
   readonly name: string;

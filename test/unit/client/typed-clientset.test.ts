@@ -3,16 +3,18 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
 import type { Namespace, Pod, PodList } from "kubernetes-types/core/v1.js";
 import { afterAll, describe, expect, expectTypeOf, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import { DynamicClient } from "../../../src/client/dynamic-client.js";
-import { MetadataClient } from "../../../src/client/metadata-client.js";
-import type { KubeObject } from "../../../src/client/kube-object.js";
-import { PodResourceClient } from "../../../src/client/pod-client.js";
-import { ResourceClient } from "../../../src/client/resource-client.js";
-import { ServiceAccountResourceClient } from "../../../src/client/service-account-client.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import type { Status } from "../../../src/core/status.js";
-import { builtinResources } from "../../../src/core/resource-table.js";
+import {
+  Clientset,
+  DynamicClient,
+  MetadataClient,
+  type KubeObject,
+  PodResourceClient,
+  ResourceClient,
+  ServiceAccountResourceClient,
+  type RestConfig,
+  type Status,
+  builtinResources,
+} from "kubekit";
 import {
   GENERATED_PATH,
   generateTypedClientset,

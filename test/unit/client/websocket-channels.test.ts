@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StatusError } from "../../../src/core/status.js";
-import { decodeExecResult } from "../../../src/client/exec-result.js";
-import { StreamProtocolError } from "../../../src/client/stream-errors.js";
+import { StatusError, StreamProtocolError } from "kubekit";
+import { decodeExecResult } from "../../../packages/kubekit/src/client/exec-result.js";
 import {
   decodeChannelMessage,
   encodeChannelMessage,
@@ -9,7 +8,7 @@ import {
   encodeResizeMessage,
   REMOTE_COMMAND_PROTOCOLS,
   RemoteCommandChannel,
-} from "../../../src/core/websocket-channels.js";
+} from "../../../packages/kubekit/src/core/websocket-channels.js";
 
 const V5 = "v5.channel.k8s.io";
 

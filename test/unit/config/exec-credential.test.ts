@@ -3,7 +3,7 @@ import {
   execCredentialRequest,
   isExecCredentialApiVersion,
   parseExecCredentialResponse,
-} from "../../../src/config/exec-credential.js";
+} from "../../../packages/kubekit/src/config/exec-credential.js";
 
 const V1 = "client.authentication.k8s.io/v1";
 const V1BETA1 = "client.authentication.k8s.io/v1beta1";

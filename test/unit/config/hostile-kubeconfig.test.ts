@@ -5,8 +5,7 @@
  */
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
+import { ConfigError, KubeConfig } from "kubekit";
 
 const FILE = "/home/me/.kube/config";
 const TOKEN = "abcTOKENdef0123456789";

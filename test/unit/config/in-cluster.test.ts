@@ -1,13 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { NotInClusterError } from "../../../src/config/config-error.js";
+import { FakeClock } from "kubekit/testing";
+import { NotInClusterError, IN_CLUSTER_NAME, KubeConfig } from "kubekit";
 import {
   inClusterHost,
   inClusterPossible,
   loadInClusterSettings,
-} from "../../../src/config/in-cluster.js";
-import { IN_CLUSTER_NAME, KubeConfig } from "../../../src/config/kube-config.js";
+} from "../../../packages/kubekit/src/config/in-cluster.js";
 import { CA_PEM, tempTree, type TempTree } from "./fixtures.js";
 
 let tree: TempTree;

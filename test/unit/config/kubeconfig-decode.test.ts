@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { decodeKubeconfig, parseKubeconfigYaml } from "../../../src/config/kubeconfig-decode.js";
-import { mergeKubeconfigs } from "../../../src/config/merge.js";
+import { ConfigError } from "kubekit";
+import {
+  decodeKubeconfig,
+  parseKubeconfigYaml,
+} from "../../../packages/kubekit/src/config/kubeconfig-decode.js";
+import { mergeKubeconfigs } from "../../../packages/kubekit/src/config/merge.js";
 import { b64 } from "./fixtures.js";
 
 const FILE = "/etc/kube/config";

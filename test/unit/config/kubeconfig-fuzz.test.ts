@@ -7,10 +7,9 @@
  */
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import { redactUrlPassword } from "../../../src/config/redaction.js";
-import { parseYamlBounded } from "../../../src/core/bounded-parse.js";
+import { ConfigError, KubeConfig } from "kubekit";
+import { redactUrlPassword } from "../../../packages/kubekit/src/config/redaction.js";
+import { parseYamlBounded } from "../../../packages/kubekit/src/core/bounded-parse.js";
 import { SeededRandom } from "../../support/seeded-random.js";
 import { b64 } from "./fixtures.js";
 

@@ -1,7 +1,6 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
+import { ConfigError, KubeConfig } from "kubekit";
 import { CA_PEM, CERT_PEM, KEY_PEM, b64, tempTree, type TempTree } from "./fixtures.js";
 
 const SECRETS = [

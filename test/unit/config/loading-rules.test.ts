@@ -6,9 +6,11 @@
 import { truncate } from "node:fs/promises";
 import { delimiter } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import { kubeconfigPrecedence, loadKubeconfigFiles } from "../../../src/config/loading-rules.js";
+import { ConfigError, KubeConfig } from "kubekit";
+import {
+  kubeconfigPrecedence,
+  loadKubeconfigFiles,
+} from "../../../packages/kubekit/src/config/loading-rules.js";
 import { CA2_PEM, CA_PEM, CERT_PEM, KEY_PEM, b64, tempTree, type TempTree } from "./fixtures.js";
 import { KUBECTL_SKIP_NOTE, kubectlConfigView, kubectlPath, runKubectl } from "./kubectl.js";
 

@@ -1,9 +1,6 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { ExecCredentials } from "../../../src/config/exec-plugin.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import type { KubeconfigDocument } from "../../../src/config/kubeconfig-types.js";
+import { ConfigError, ExecCredentials, KubeConfig, type KubeconfigDocument } from "kubekit";
 import { CA_PEM, CERT_PEM, KEY_PEM, b64, tempTree, type TempTree } from "./fixtures.js";
 
 let tree: TempTree;

@@ -1,9 +1,12 @@
 import { rm, writeFile } from "node:fs/promises";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { ConfigError } from "../../../src/config/config-error.js";
-import { TOKEN_FILE_REFRESH_MS, TokenFileCredentials } from "../../../src/config/token-file.js";
+import { FakeClock } from "kubekit/testing";
+import { ConfigError } from "kubekit";
+import {
+  TOKEN_FILE_REFRESH_MS,
+  TokenFileCredentials,
+} from "../../../packages/kubekit/src/config/token-file.js";
 import { tempTree, type TempTree } from "./fixtures.js";
 
 let tree: TempTree;

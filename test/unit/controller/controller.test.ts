@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Controller } from "../../../src/controller/controller.js";
-import { ControllerLifecycleError } from "../../../src/controller/controller-errors.js";
-import type { ReconcileResult } from "../../../src/controller/reconciler.js";
-import { TerminalError, isTerminalError } from "../../../src/controller/terminal-error.js";
-import type { Clock } from "../../../src/core/clock.js";
-import { FakeClock, realClock } from "../../../src/core/clock.js";
-import { EVENT_LOOP_SLICE_MS } from "../../../src/core/event-loop-slice.js";
-import type { MetricsProvider } from "../../../src/workqueue/metrics-provider.js";
+import {
+  Controller,
+  ControllerLifecycleError,
+  type ReconcileResult,
+  TerminalError,
+  isTerminalError,
+  type Clock,
+  type MetricsProvider,
+} from "kubekit";
+import { FakeClock, realClock } from "../../../packages/kubekit/src/core/clock.js";
+import { EVENT_LOOP_SLICE_MS } from "../../../packages/kubekit/src/core/event-loop-slice.js";
 import { SeededRandom } from "../../support/seeded-random.js";
 import { deferred, flush, obj } from "../cache/fixtures.js";
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { noopLogger } from "../../../src/core/logger.js";
-import { EndpointServer } from "../../../src/controller/endpoint-server.js";
+import { noopLogger } from "kubekit";
+import { EndpointServer } from "../../../packages/kubekit/src/controller/endpoint-server.js";
 import { parseResponses, rawExchange, rawRequest } from "../../support/raw-http.js";
 
 describe("EndpointServer", () => {

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { ObjectWithMetadata } from "../../../src/client/kube-object.js";
-import { DeletedFinalStateUnknown } from "../../../src/cache/tombstone.js";
-import type { EnqueueHandlerOptions } from "../../../src/controller/enqueue-handler.js";
-import { controllerOwnerKeys, enqueueHandler } from "../../../src/controller/enqueue-handler.js";
-import { generationChanged } from "../../../src/controller/predicate.js";
-import { objectKey } from "../../../src/core/object-key.js";
+import {
+  type ObjectWithMetadata,
+  DeletedFinalStateUnknown,
+  generationChanged,
+  objectKey,
+} from "kubekit";
+import type { EnqueueHandlerOptions } from "../../../packages/kubekit/src/controller/enqueue-handler.js";
+import {
+  controllerOwnerKeys,
+  enqueueHandler,
+} from "../../../packages/kubekit/src/controller/enqueue-handler.js";
 import { CapturingLogger } from "../cache/shared-index-informer-harness.js";
 
 type O = ObjectWithMetadata;

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { COMBINED_EVENT_PREFIX } from "../../../src/controller/event-aggregator.js";
-import {
-  EVENT_CORRELATOR_DEFAULTS,
-  EventCorrelator,
-} from "../../../src/controller/event-correlator.js";
-import type { EventOccurrence } from "../../../src/controller/event-occurrence.js";
-import { FakeClock } from "../../../src/core/clock.js";
+import { COMBINED_EVENT_PREFIX } from "../../../packages/kubekit/src/controller/event-aggregator.js";
+import { EVENT_CORRELATOR_DEFAULTS, EventCorrelator, type EventOccurrence } from "kubekit";
+import { FakeClock } from "kubekit/testing";
 
 function occurrence(overrides: Partial<EventOccurrence> = {}): EventOccurrence {
   return {

@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { CorrelatedEvent } from "../../../src/controller/event-correlator.js";
-import { EventRecorder } from "../../../src/controller/event-recorder.js";
-import type { EventSink } from "../../../src/controller/event-sink.js";
-import { toCoreV1Event, toEventsV1Event } from "../../../src/controller/event-sink.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import type { LogFields, Logger } from "../../../src/core/logger.js";
-import { newInvalid, newNotFound } from "../../../src/core/status-builders.js";
+import {
+  type CorrelatedEvent,
+  EventRecorder,
+  type EventSink,
+  toCoreV1Event,
+  toEventsV1Event,
+  type LogFields,
+  type Logger,
+  newInvalid,
+  newNotFound,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
 
 interface Write {
   readonly verb: "create" | "patch";

@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../../../src/client/kube-object.js";
-import type { FinalizerClient } from "../../../src/controller/finalizer.js";
 import {
+  type KubeObject,
+  type FinalizerClient,
   ensureFinalizer,
   hasFinalizer,
   reconcileWithFinalizer,
   removeFinalizer,
-} from "../../../src/controller/finalizer.js";
-import { isConflict } from "../../../src/core/status.js";
-import { newConflict, newNotFound } from "../../../src/core/status-builders.js";
-import { FakeClock } from "../../../src/core/clock.js";
+  isConflict,
+  newConflict,
+  newNotFound,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
 
 /** A FakeClock whose timers fire at once: the retry delays are not what these tests check. */
 class FakeClockAuto extends FakeClock {

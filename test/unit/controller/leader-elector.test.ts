@@ -1,20 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { LeaderElectionError } from "../../../src/controller/leader-election-error.js";
-import type { LeaderElectorOptions } from "../../../src/controller/leader-elector.js";
-import { LeaderElector } from "../../../src/controller/leader-elector.js";
-import type {
-  LeaderElectionRecord,
-  ObservedLeaderElectionRecord,
-  ResourceLock,
-} from "../../../src/controller/resource-lock.js";
-import { formatMicroTime } from "../../../src/core/wire-time.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
 import {
+  LeaderElectionError,
+  type LeaderElectorOptions,
+  LeaderElector,
+  type LeaderElectionRecord,
+  type ObservedLeaderElectionRecord,
+  type ResourceLock,
+  noopLogger,
   newAlreadyExists,
   newConflict,
   newServiceUnavailable,
-} from "../../../src/core/status-builders.js";
+} from "kubekit";
+import { formatMicroTime } from "../../../packages/kubekit/src/core/wire-time.js";
+import { FakeClock } from "kubekit/testing";
 
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
 

@@ -3,21 +3,21 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { Controller } from "../../../src/controller/controller.js";
-import { controllerMetricsProvider } from "../../../src/controller/controller-metrics.js";
-import { Manager } from "../../../src/controller/manager.js";
-import type { InformerFactoryLike } from "../../../src/controller/manager.js";
-import { ManagerError } from "../../../src/controller/manager-error.js";
-import { KubeConfig } from "../../../src/config/kube-config.js";
-import { HealthChecks } from "../../../src/controller/health-checks.js";
 import {
+  Controller,
+  controllerMetricsProvider,
+  Manager,
+  type InformerFactoryLike,
+  ManagerError,
+  KubeConfig,
   MetricRegistrationError,
   PrometheusMetricFactory,
-} from "../../../src/controller/prometheus-metric-factory.js";
-import { signalHandler } from "../../../src/controller/signal-handler.js";
-import { TerminalError } from "../../../src/controller/terminal-error.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
+  signalHandler,
+  TerminalError,
+  noopLogger,
+} from "kubekit";
+import { HealthChecks } from "../../../packages/kubekit/src/controller/health-checks.js";
+import { FakeClock } from "kubekit/testing";
 
 /** The value of one sample of `name` with exactly `labels`, from the registry's JSON. */
 async function sample(

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ObjectWithMetadata } from "../../../src/client/kube-object.js";
 import {
+  type ObjectWithMetadata,
   OwnerReferenceError,
   controllerOf,
   setControllerReference,
-} from "../../../src/controller/owner-reference.js";
+} from "kubekit";
 
 const rs: ObjectWithMetadata = {
   apiVersion: "apps/v1",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ObjectWithMetadata } from "../../../src/client/kube-object.js";
 import {
+  type ObjectWithMetadata,
   annotationsChanged,
   anyPredicate,
   generationChanged,
@@ -8,8 +8,9 @@ import {
   labelsChanged,
   notPredicate,
   resourceVersionChanged,
-} from "../../../src/controller/predicate.js";
-import { LabelSelector, SelectorParseError } from "../../../src/core/label-selector.js";
+  LabelSelector,
+  SelectorParseError,
+} from "kubekit";
 
 function o(metadata: ObjectWithMetadata["metadata"]): ObjectWithMetadata {
   return { metadata };

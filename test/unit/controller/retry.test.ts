@@ -4,9 +4,10 @@ import {
   DEFAULT_RETRY,
   retryOnConflict,
   retryOnError,
-} from "../../../src/controller/retry.js";
-import { FakeClock } from "../../../src/core/clock.js";
-import { newConflict, newNotFound } from "../../../src/core/status-builders.js";
+  newConflict,
+  newNotFound,
+} from "kubekit";
+import { FakeClock } from "kubekit/testing";
 
 const conflict = (): Error => newConflict({ group: "", resource: "configmaps" }, "a", "changed");
 

@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  resourceVersionObserved,
-  waitForCacheToObserve,
-} from "../../../src/controller/wait-for-cache-to-observe.js";
+import { resourceVersionObserved, waitForCacheToObserve } from "kubekit";
 import { obj, track } from "../cache/fixtures.js";
 import {
   settle,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BackoffPolicy, REFLECTOR_BACKOFF_DEFAULTS } from "../../../src/core/backoff.js";
-import { FakeClock } from "../../../src/core/clock.js";
+import { BackoffPolicy, REFLECTOR_BACKOFF_DEFAULTS } from "kubekit";
+import { FakeClock } from "kubekit/testing";
 
 function steps(policy: BackoffPolicy, n: number): number[] {
   return Array.from({ length: n }, () => policy.next());

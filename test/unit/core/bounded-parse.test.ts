@@ -5,7 +5,7 @@ import {
   DEFAULT_YAML_PARSE_LIMITS,
   parseJsonBounded,
   parseYamlBounded,
-} from "../../../src/core/bounded-parse.js";
+} from "../../../packages/kubekit/src/core/bounded-parse.js";
 
 function failure(parse: () => unknown): BoundedParseError {
   try {

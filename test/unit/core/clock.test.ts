@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { FakeClock, realClock } from "../../../src/core/clock.js";
+import { FakeClock, realClock } from "../../../packages/kubekit/src/core/clock.js";
 import type { ChildScriptResult } from "../../support/child-script.js";
 import { runChildScript } from "../../support/child-script.js";
 
@@ -266,7 +266,7 @@ describe("realClock", () => {
   });
 
   const runWithRealClock = (script: string): ChildScriptResult =>
-    runChildScript("src/core/clock.ts", ["realClock"], script);
+    runChildScript("packages/kubekit/src/core/clock.ts", ["realClock"], script);
 
   it("keeps the process alive while a timer or sleep is pending", () => {
     const { status, stdout } = runWithRealClock(`

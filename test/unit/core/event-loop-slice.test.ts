@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
+import { FakeClock } from "kubekit/testing";
 import {
   EVENT_LOOP_SLICE_MS,
   EventLoopSlice,
   yieldToEventLoop,
-} from "../../../src/core/event-loop-slice.js";
+} from "../../../packages/kubekit/src/core/event-loop-slice.js";
 
 describe("EventLoopSlice", () => {
   it("is due once the slice has run on the clock, and starts a new one after yielding", async () => {

@@ -13,7 +13,7 @@ import {
   fieldTypeInvalid,
   formatFieldError,
   formatFieldErrors,
-} from "../../../src/core/field-errors.js";
+} from "../../../packages/kubekit/src/core/field-errors.js";
 
 describe("field errors", () => {
   it("formats each type like apimachinery", () => {

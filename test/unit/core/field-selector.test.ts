@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FieldSelector } from "../../../src/core/field-selector.js";
-import { SelectorParseError } from "../../../src/core/label-selector.js";
+import { FieldSelector, SelectorParseError } from "kubekit";
 
 function parseError(text: string): SelectorParseError {
   try {

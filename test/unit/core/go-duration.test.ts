@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatGoDuration } from "../../../src/core/go-duration.js";
+import { formatGoDuration } from "../../../packages/kubekit/src/core/go-duration.js";
 
 describe("formatGoDuration", () => {
   it("prints durations as Go's time.Duration.String()", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quoteGo } from "../../../src/core/go-format.js";
+import { quoteGo } from "../../../packages/kubekit/src/core/go-format.js";
 
 describe("quoteGo", () => {
   it("quotes like strconv.Quote", () => {

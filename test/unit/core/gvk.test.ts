@@ -5,7 +5,7 @@ import {
   parseApiVersion,
   qualifiedKind,
   qualifiedResource,
-} from "../../../src/core/gvk.js";
+} from "kubekit";
 
 describe("parseApiVersion", () => {
   it("maps a bare version to the core group", () => {

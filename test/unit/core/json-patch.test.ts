@@ -4,8 +4,8 @@ import {
   JsonPatchTooLargeError,
   applyJsonPatch,
   parseJsonPatch,
-} from "../../../src/core/json-patch.js";
-import type { JsonValue } from "../../../src/core/json.js";
+  type JsonValue,
+} from "kubekit";
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {

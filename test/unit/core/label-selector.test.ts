@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LabelSelector, SelectorParseError } from "../../../src/core/label-selector.js";
+import { LabelSelector, SelectorParseError } from "kubekit";
 
 function parseError(text: string): SelectorParseError {
   try {

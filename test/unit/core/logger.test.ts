@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { consoleLogger, createConsoleLogger, noopLogger } from "../../../src/core/logger.js";
+import { consoleLogger, createConsoleLogger, noopLogger } from "kubekit";
 
 afterEach(() => {
   vi.restoreAllMocks();

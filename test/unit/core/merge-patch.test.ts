@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyMergePatch, createMergePatch } from "../../../src/core/merge-patch.js";
-import type { JsonObject, JsonValue } from "../../../src/core/json.js";
+import { applyMergePatch, createMergePatch, type JsonObject, type JsonValue } from "kubekit";
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {

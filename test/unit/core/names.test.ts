@@ -8,7 +8,7 @@ import {
   isValidLabelValue,
   isValidPortName,
   validatePathSegmentName,
-} from "../../../src/core/names.js";
+} from "../../../packages/kubekit/src/core/names.js";
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ObjectKeyError, objectKey, splitObjectKey } from "../../../src/core/object-key.js";
+import { ObjectKeyError, objectKey, splitObjectKey } from "kubekit";
 
 function keyError(fn: () => unknown): ObjectKeyError {
   try {

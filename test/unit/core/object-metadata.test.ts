@@ -7,7 +7,7 @@ import {
   nameOf,
   namespaceOf,
   resourceVersionOf,
-} from "../../../src/core/object-metadata.js";
+} from "../../../packages/kubekit/src/core/object-metadata.js";
 
 const pod = {
   metadata: {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { messageNameForKind } from "../../../src/core/field-table.js";
+import { messageNameForKind } from "../../../packages/kubekit/src/core/field-table.js";
 import {
   builtinGroupVersions,
   builtinResources,
   findBuiltinResource,
   storageVersionHash,
-} from "../../../src/core/resource-table.js";
+} from "../../../packages/kubekit/src/core/resource-table.js";
 
 const STD = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 /** Groups whose types are not in k8s.io/api, so the field table does not describe them. */

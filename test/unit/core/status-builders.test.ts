@@ -21,8 +21,12 @@ import {
   newTooManyRequests,
   newUnauthorized,
   newUnsupportedMediaType,
-} from "../../../src/core/status-builders.js";
-import { fieldInvalid, fieldNotSupported, fieldRequired } from "../../../src/core/field-errors.js";
+} from "kubekit";
+import {
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+} from "../../../packages/kubekit/src/core/field-errors.js";
 
 const PODS = { group: "", resource: "pods" };
 const DEPLOYMENTS = { group: "apps", resource: "deployments" };

@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { Status, StatusReason } from "../../../src/core/status.js";
+import {
+  type Status,
+  type StatusReason,
+  newAlreadyExists,
+  newBadRequest,
+  newGenerateNameConflict,
+  newGone,
+  newNotFound,
+  newResourceExpired,
+  newServerTimeout,
+  newTimeout,
+  newTooLargeResourceVersion,
+  newTooManyRequests,
+} from "kubekit";
 import {
   StatusError,
   decodeStatus,
@@ -25,19 +38,7 @@ import {
   isUnsupportedMediaType,
   reasonOf,
   suggestsClientDelay,
-} from "../../../src/core/status.js";
-import {
-  newAlreadyExists,
-  newBadRequest,
-  newGenerateNameConflict,
-  newGone,
-  newNotFound,
-  newResourceExpired,
-  newServerTimeout,
-  newTimeout,
-  newTooLargeResourceVersion,
-  newTooManyRequests,
-} from "../../../src/core/status-builders.js";
+} from "../../../packages/kubekit/src/core/status.js";
 
 const PODS = { group: "", resource: "pods" };
 

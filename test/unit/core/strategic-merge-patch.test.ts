@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   StrategicMergePatchError,
   applyStrategicMergePatch,
-} from "../../../src/core/strategic-merge-patch.js";
-import type { JsonObject, JsonValue } from "../../../src/core/json.js";
+  type JsonObject,
+  type JsonValue,
+} from "kubekit";
 
 const DEPLOYMENT = "k8s.io.api.apps.v1.Deployment";
 const POD = "k8s.io.api.core.v1.Pod";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { TokenBucket } from "../../../src/core/token-bucket.js";
+import { FakeClock } from "kubekit/testing";
+import { TokenBucket } from "kubekit";
 
 /** Lets promise continuations (the code after `await clock.sleep`) run. */
 async function settle(): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMicroTime, formatTime } from "../../../src/core/wire-time.js";
+import { formatMicroTime, formatTime } from "../../../packages/kubekit/src/core/wire-time.js";
 
 describe("wire time", () => {
   it("formats metav1.Time in whole seconds, dropping the fraction", () => {

@@ -1,18 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type {
-  ListerWatcher,
-  ListerWatcherTarget,
-  WatchStream,
-} from "../../../src/cache/lister-watcher.js";
-import type { ObjectWithMetadata } from "../../../src/client/kube-object.js";
-import type { LogFields, Logger } from "../../../src/core/logger.js";
-import { noopLogger } from "../../../src/core/logger.js";
 import {
+  type ListerWatcher,
+  type ListerWatcherTarget,
+  type WatchStream,
+  type ObjectWithMetadata,
+  type LogFields,
+  type Logger,
+  noopLogger,
   BaseInformerFactory,
   type InformerFactorySettings,
-} from "../../../src/informers/base-informer-factory.js";
-import { Lister } from "../../../src/cache/lister.js";
-import type { InformerFactoryOptions } from "../../../src/informers/informer-factory-options.js";
+  Lister,
+  type InformerFactoryOptions,
+} from "kubekit";
 
 const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
 const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false };

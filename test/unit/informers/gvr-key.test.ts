@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { gvrKey, isGvrKey } from "../../../src/informers/gvr-key.js";
-import { informerResourceOf } from "../../../src/informers/informer-resource-of.js";
+import { gvrKey, isGvrKey } from "../../../packages/kubekit/src/informers/gvr-key.js";
+import { informerResourceOf } from "../../../packages/kubekit/src/informers/informer-resource-of.js";
 
 describe("gvrKey", () => {
   it("is group/version/resource, with an empty group for core", () => {

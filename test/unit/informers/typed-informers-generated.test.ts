@@ -1,11 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { Clientset } from "../../../src/client/clientset.js";
-import type { RestConfig } from "../../../src/config/rest-config.js";
-import { builtinResources } from "../../../src/core/resource-table.js";
-import { NamespacedResourceLister } from "../../../src/informers/namespaced-resource-lister.js";
-import { ClusterResourceLister } from "../../../src/informers/cluster-resource-lister.js";
-import { SharedInformerFactory } from "../../../src/informers/shared-informer-factory.js";
+import {
+  Clientset,
+  type RestConfig,
+  builtinResources,
+  NamespacedResourceLister,
+  ClusterResourceLister,
+  SharedInformerFactory,
+} from "kubekit";
 import {
   GENERATED_PATH,
   generateTypedInformers,

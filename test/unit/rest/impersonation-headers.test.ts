@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { escapeExtraKey, impersonationHeaders } from "../../../src/rest/impersonation-headers.js";
+import {
+  escapeExtraKey,
+  impersonationHeaders,
+} from "../../../packages/kubekit/src/rest/impersonation-headers.js";
 
 describe("impersonationHeaders", () => {
   it("sends user, uid, one group value per group and one extra value per value", () => {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { noopLogger } from "../../../src/core/logger.js";
-import { TokenBucket } from "../../../src/core/token-bucket.js";
-import type { CredentialSource, RestConfig } from "../../../src/config/rest-config.js";
-import { UnsupportedProxyError } from "../../../src/rest/request-errors.js";
-import { defaultRateLimiter, RESTClient } from "../../../src/rest/rest-client.js";
+import { FakeClock } from "kubekit/testing";
+import {
+  noopLogger,
+  TokenBucket,
+  type CredentialSource,
+  type RestConfig,
+  UnsupportedProxyError,
+  defaultRateLimiter,
+  RESTClient,
+} from "kubekit";
 
 const anonymous: CredentialSource = {
   kind: "none",

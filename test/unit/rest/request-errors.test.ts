@@ -5,7 +5,7 @@ import {
   RequestTimeoutError,
   ResponseTooLargeError,
   TransportError,
-} from "../../../src/rest/request-errors.js";
+} from "../../../packages/kubekit/src/rest/request-errors.js";
 
 const URL_WITH_PASSWORD = "https://admin:pw-S3CRET@api.example.com:6443/api/v1/pods";
 

@@ -8,12 +8,12 @@ import {
   isServiceUnavailable,
   isTooManyRequests,
   StatusError,
-} from "../../../src/core/status.js";
+} from "kubekit";
 import {
   decodeResponseStatus,
   errorFromResponse,
   genericServerResponseError,
-} from "../../../src/rest/response-errors.js";
+} from "../../../packages/kubekit/src/rest/response-errors.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const json = { "content-type": "application/json" };

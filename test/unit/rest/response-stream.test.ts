@@ -1,12 +1,20 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { StatusError } from "../../../src/core/status.js";
-import { LineStream } from "../../../src/rest/line-stream.js";
-import { ResponseTooLargeError, TransportError } from "../../../src/rest/request-errors.js";
-import type { ResponseStreamOptions } from "../../../src/rest/response-stream.js";
-import { DEFAULT_WATCH_IDLE_BASE_MS, Watch, watchIdleTimeoutMs } from "../../../src/rest/watch.js";
-import { WatchDecodeError, WatchIdleTimeoutError } from "../../../src/rest/watch-errors.js";
+import { FakeClock } from "kubekit/testing";
+import {
+  StatusError,
+  LineStream,
+  ResponseTooLargeError,
+  TransportError,
+  type ResponseStreamOptions,
+  WatchDecodeError,
+  WatchIdleTimeoutError,
+} from "kubekit";
+import {
+  DEFAULT_WATCH_IDLE_BASE_MS,
+  Watch,
+  watchIdleTimeoutMs,
+} from "../../../packages/kubekit/src/rest/watch.js";
 
 interface Harness {
   readonly body: PassThrough;

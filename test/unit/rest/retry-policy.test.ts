@@ -5,7 +5,7 @@ import {
   isTimeoutError,
   retryAfterHeaderSeconds,
   retryDelaySeconds,
-} from "../../../src/rest/retry-policy.js";
+} from "../../../packages/kubekit/src/rest/retry-policy.js";
 
 describe("retryAfterHeaderSeconds", () => {
   it("reads whole seconds and ignores dates and garbage", () => {

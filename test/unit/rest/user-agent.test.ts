@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { defaultUserAgent } from "../../../src/rest/user-agent.js";
+import { defaultUserAgent } from "kubekit";
 
 describe("defaultUserAgent", () => {
   it("is kubekit/<package version> (<GOOS>/<GOARCH>)", () => {

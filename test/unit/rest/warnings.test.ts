@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Logger } from "../../../src/core/logger.js";
+import type { Logger } from "kubekit";
 import {
   createWarningLogger,
   ignoreWarnings,
   parseWarningHeaders,
-} from "../../../src/rest/warnings.js";
+} from "../../../packages/kubekit/src/rest/warnings.js";
 
 function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];

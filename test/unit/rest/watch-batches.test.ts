@@ -1,9 +1,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { Watch } from "../../../src/rest/watch.js";
-import { WatchDecodeError, WatchIdleTimeoutError } from "../../../src/rest/watch-errors.js";
-import { WatchFrameDecoder } from "../../../src/rest/watch-frame-decoder.js";
+import { FakeClock } from "kubekit/testing";
+import { Watch, WatchDecodeError, WatchIdleTimeoutError } from "kubekit";
+import { WatchFrameDecoder } from "../../../packages/kubekit/src/rest/watch-frame-decoder.js";
 
 const frame = (type: string, n: number): string => `${JSON.stringify({ type, object: { n } })}\n`;
 

@@ -7,8 +7,11 @@
  * KUBEKIT_FUZZ_SEED and KUBEKIT_FUZZ_CASES to explore further.
  */
 import { describe, expect, it } from "vitest";
-import { WatchDecodeError, WatchFrameTooLargeError } from "../../../src/rest/watch-errors.js";
-import { WatchFrameDecoder } from "../../../src/rest/watch-frame-decoder.js";
+import {
+  WatchDecodeError,
+  WatchFrameTooLargeError,
+} from "../../../packages/kubekit/src/rest/watch-errors.js";
+import { WatchFrameDecoder } from "../../../packages/kubekit/src/rest/watch-frame-decoder.js";
 import { SeededRandom } from "../../support/seeded-random.js";
 
 const SEED = Number(process.env["KUBEKIT_FUZZ_SEED"] ?? 20261124);

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { JsonObject } from "../../../src/core/json.js";
-import { WatchDecodeError, WatchFrameTooLargeError } from "../../../src/rest/watch-errors.js";
-import type { WatchEvent } from "../../../src/rest/watch-event.js";
+import type { JsonObject, WatchEvent } from "kubekit";
+import {
+  WatchDecodeError,
+  WatchFrameTooLargeError,
+} from "../../../packages/kubekit/src/rest/watch-errors.js";
 import {
   DEFAULT_MAX_WATCH_FRAME_BYTES,
   WatchFrameDecoder,
-} from "../../../src/rest/watch-frame-decoder.js";
+} from "../../../packages/kubekit/src/rest/watch-frame-decoder.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { DelayingQueue } from "../../../src/workqueue/delaying-queue.js";
+import { FakeClock } from "kubekit/testing";
+import { DelayingQueue } from "kubekit";
 import { SeededRandom } from "../../support/seeded-random.js";
 import { wasCollected } from "./support.js";
 import type { ChildScriptResult } from "../../support/child-script.js";
@@ -181,7 +181,7 @@ describe("DelayingQueue shutdown", () => {
   });
 
   const runOnRealClock = (script: string): ChildScriptResult =>
-    runChildScript("src/workqueue/delaying-queue.ts", ["DelayingQueue"], script);
+    runChildScript("packages/kubekit/src/workqueue/delaying-queue.ts", ["DelayingQueue"], script);
 
   it("keeps the process alive while a running queue has waiting items", () => {
     const { status, stdout } = runOnRealClock(`

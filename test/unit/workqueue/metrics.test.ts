@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { DelayingQueue } from "../../../src/workqueue/delaying-queue.js";
-import type { MetricsProvider } from "../../../src/workqueue/metrics-provider.js";
-import { Queue } from "../../../src/workqueue/queue.js";
-import { RateLimitingQueue } from "../../../src/workqueue/rate-limiting-queue.js";
+import { FakeClock } from "kubekit/testing";
+import { DelayingQueue, type MetricsProvider, Queue, RateLimitingQueue } from "kubekit";
 import { wasCollected } from "./support.js";
 
 /** One metric recording every call. */

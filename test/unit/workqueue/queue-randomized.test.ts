@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Queue } from "../../../src/workqueue/queue.js";
+import { Queue } from "kubekit";
 import { SeededRandom } from "../../support/seeded-random.js";
 
 /** Yields to the event loop `turns` times, mixing microtask and macrotask turns. */

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { Queue } from "../../../src/workqueue/queue.js";
+import { Queue } from "kubekit";
 import { isSettled, wasCollected } from "./support.js";
 
 /** Gets an item that must be there. */

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { BucketRateLimiter } from "../../../src/workqueue/bucket-rate-limiter.js";
-import { defaultControllerRateLimiter } from "../../../src/workqueue/default-controller-rate-limiter.js";
-import { ItemExponentialFailureRateLimiter } from "../../../src/workqueue/item-exponential-failure-rate-limiter.js";
-import { ItemFastSlowRateLimiter } from "../../../src/workqueue/item-fast-slow-rate-limiter.js";
-import { MaxOfRateLimiter } from "../../../src/workqueue/max-of-rate-limiter.js";
-import type { RateLimiter } from "../../../src/workqueue/rate-limiter.js";
+import { FakeClock } from "kubekit/testing";
+import {
+  BucketRateLimiter,
+  defaultControllerRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  ItemFastSlowRateLimiter,
+  MaxOfRateLimiter,
+  type RateLimiter,
+} from "kubekit";
 
 function whens<T>(limiter: RateLimiter<T>, item: T, times: number): number[] {
   return Array.from({ length: times }, () => limiter.when(item));

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/core/clock.js";
-import { ItemExponentialFailureRateLimiter } from "../../../src/workqueue/item-exponential-failure-rate-limiter.js";
-import { RateLimitingQueue } from "../../../src/workqueue/rate-limiting-queue.js";
+import { FakeClock } from "kubekit/testing";
+import { ItemExponentialFailureRateLimiter, RateLimitingQueue } from "kubekit";
 
 describe("RateLimitingQueue", () => {
   it("adds after the limiter's delay, counts requeues and forgets", () => {

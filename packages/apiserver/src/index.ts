@@ -1,0 +1,26 @@
+/**
+ * @kubekit/apiserver: an in-process, kubectl-compatible Kubernetes API server over real
+ * HTTP(S) on 127.0.0.1, judged by what kube-apiserver answers, with fault injection and
+ * scriptable containers for exec, attach and port-forward.
+ *
+ * @packageDocumentation
+ */
+export { ApiServer, type ApiServerOptions, type ServerVersion } from "./api-server.js";
+export { ServerFaults, type FaultTarget, type InjectedFailure } from "./faults.js";
+export {
+  ContainerHandlers,
+  type ContainerSelector,
+  type ExecHandler,
+  type ExecRequest,
+  type PortForwardHandler,
+  type PortForwardRequest,
+} from "./container-handlers.js";
+export type { ResourceRequestInfo } from "./request-info.js";
+export type { UserInfo } from "./authentication.js";
+export type { PemKeyPair } from "./certificates.js";
+export type {
+  KubeconfigDocument,
+  KubeconfigNamedCluster,
+  KubeconfigNamedContext,
+  KubeconfigNamedUser,
+} from "./kubeconfig-file.js";

@@ -1,0 +1,19 @@
+/**
+ * @kubekit/cluster: a simulated Kubernetes control plane (Nodes, a scheduler, kubelets and
+ * kube-controller-manager's controllers) that runs against an API server, written with
+ * kubekit's public API as any controller is, and the `kubekit` command line.
+ *
+ * @packageDocumentation
+ */
+export {
+  SimulatedCluster,
+  startCluster,
+  type ClusterTarget,
+  type StartClusterOptions,
+} from "./simulated-cluster.js";
+export {
+  CLUSTER_CONTROLLER_NAMES,
+  SIMULATION_ANNOTATIONS,
+  type ClusterControllerName,
+  type SimulatedClusterOptions,
+} from "./simulated-cluster-options.js";
