@@ -1,5 +1,5 @@
 /**
- * Generates `src/client/generated/typed-clientset.ts`: one typed client class per group
+ * Generates `packages/kubekit/src/client/generated/typed-clientset.ts`: one typed client class per group
  * version of the built-in resource table, with one accessor per resource typed with the
  * `kubernetes-types` object and list types and limited to the verbs the resource serves.
  *
@@ -18,7 +18,7 @@ import type { ResourceInfo } from "../packages/kubekit/src/core/resource-table.j
 import { builtinResources } from "../packages/kubekit/src/core/resource-table.js";
 
 /** Where the generated file is written, relative to the repository root. */
-export const GENERATED_PATH = "src/client/generated/typed-clientset.ts";
+export const GENERATED_PATH = "packages/kubekit/src/client/generated/typed-clientset.ts";
 
 /** The client methods each discovery verb of a resource makes available. */
 const METHODS_OF_VERB: Readonly<Record<string, readonly string[]>> = {

@@ -1,5 +1,5 @@
 /**
- * Generates `src/informers/generated/typed-informers.ts`: the typed informer accessors of
+ * Generates `packages/kubekit/src/informers/generated/typed-informers.ts`: the typed informer accessors of
  * the SharedInformerFactory, one class per group version of the built-in resource table
  * with one accessor per resource that serves both `list` and `watch`, and one typed lister
  * per such resource (with a namespace accessor named after the resource when it is
@@ -24,7 +24,7 @@ import {
 } from "./generate-clientset.js";
 
 /** Where the generated file is written, relative to the repository root. */
-export const GENERATED_PATH = "src/informers/generated/typed-informers.ts";
+export const GENERATED_PATH = "packages/kubekit/src/informers/generated/typed-informers.ts";
 
 /** Members of the typed listers that a generated namespace accessor must not shadow. */
 const LISTER_MEMBERS: ReadonlySet<string> = new Set(["list", "namespace", "get", "constructor"]);

@@ -12,12 +12,12 @@ import {
   SpdyFrameParser,
   SpdyFrameType,
   uint32Payload,
-} from "../../packages/apiserver/src/spdy/spdy-frames.js";
-import type { SpdyFrame } from "../../packages/apiserver/src/spdy/spdy-frames.js";
+} from "../../packages/apiserver/src/streaming/spdy/spdy-frames.js";
+import type { SpdyFrame } from "../../packages/apiserver/src/streaming/spdy/spdy-frames.js";
 import {
   SpdyHeaderBlockDecoder,
   SpdyHeaderBlockEncoder,
-} from "../../packages/apiserver/src/spdy/spdy-header-block.js";
+} from "../../packages/apiserver/src/streaming/spdy/spdy-header-block.js";
 import { eventually } from "./server-test-helpers.js";
 
 /** What the server sent on one stream. */

@@ -7,34 +7,35 @@ import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { KubeConfig, realClock, type Clock, type JsonObject } from "kubekit";
-import { ApiHandler } from "./api-handler.js";
-import type { AuthenticationConfig, UserInfo } from "./authentication.js";
+import { ApiHandler } from "./endpoints/api-handler.js";
+import type { AuthenticationConfig, UserInfo } from "./auth/authentication.js";
 import {
   createCertificateAuthority,
   type CertificateAuthority,
   type PemKeyPair,
-} from "./certificates.js";
-import { ConnectionOrder } from "./connection-order.js";
-import { ContainerHandlers } from "./container-handlers.js";
-import { BuiltInContainers } from "./container-shell/built-in-containers.js";
-import { DeferredWork } from "./controller-runner.js";
-import { CrdController } from "./crd-controller.js";
-import { ServerFaults } from "./faults.js";
-import { GarbageCollector } from "./garbage-collector.js";
+} from "./auth/certificates.js";
+import { ConnectionOrder } from "./server/connection-order.js";
+import { ContainerHandlers } from "./containers/container-handlers.js";
+import { BuiltInContainers } from "./containers/shell/built-in-containers.js";
+import { DeferredWork } from "./controllers/controller-runner.js";
+import { CrdController } from "./controllers/crd-controller.js";
+import { ServerFaults } from "./server/faults.js";
+import { GarbageCollector } from "./controllers/garbage-collector.js";
 import {
   buildKubeconfig,
   writeKubeconfigFile,
   type KubeconfigDocument,
-} from "./kubeconfig-file.js";
-import { NamespaceController } from "./namespace-controller.js";
-import { PodLogs } from "./pod-logs.js";
-import { ResourceRegistry } from "./registry.js";
-import { strategyFor } from "./kinds/strategies.js";
-import { ResourceOperations } from "./resource-operations.js";
-import type { ServerBehaviour, ServerContext } from "./server-context.js";
-import { Storage } from "./storage.js";
-import { UpgradeHandler } from "./upgrade-handler.js";
-import { WatchRegistry } from "./watch-registry.js";
+} from "./auth/kubeconfig-file.js";
+import { NamespaceController } from "./controllers/namespace-controller.js";
+import { PodLogs } from "./containers/pod-logs.js";
+import { ResourceRegistry } from "./registry/registry.js";
+import { endpointsFor } from "./endpoints/resource-endpoints.js";
+import { ResourceOperations } from "./store/resource-operations.js";
+import type { ServerBehaviour } from "./server/server-behaviour.js";
+import type { ServerContext } from "./server/server-context.js";
+import { Storage } from "./storage/storage.js";
+import { UpgradeHandler } from "./streaming/upgrade-handler.js";
+import { WatchRegistry } from "./watch/watch-registry.js";
 
 /** Options of {@link ApiServer.start}. */
 export interface ApiServerOptions {
@@ -119,38 +120,70 @@ export class ApiServer {
    * `pods/portforward`. Without an exec handler a container runs the built-in command set.
    */
   readonly containers: ContainerHandlers;
-  private readonly sockets = new Set<Socket>();
-  private readonly upgrades: UpgradeHandler;
-  private readonly watches: WatchRegistry;
-  private readonly work = new DeferredWork();
-  private server: HttpServer | undefined;
-  private boundPort = 0;
-  private readonly preShutdownHooks = new Map<string, () => Promise<void>>();
+  readonly #sockets = new Set<Socket>();
+  readonly #upgrades: UpgradeHandler;
+  readonly #watches: WatchRegistry;
+  readonly #work = new DeferredWork();
+  #server: HttpServer | undefined;
+  #boundPort = 0;
+  readonly #preShutdownHooks = new Map<string, () => Promise<void>>();
+
+  readonly #ctx: ServerContext;
+  readonly #options: ApiServerOptions;
+  readonly #certificates:
+    { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
+  readonly #authConfig: AuthenticationConfig | undefined;
+  readonly #adminToken: string | undefined;
 
   private constructor(
-    private readonly ctx: ServerContext,
-    private readonly options: ApiServerOptions,
-    private readonly certificates:
+    ctx: ServerContext,
+    options: ApiServerOptions,
+    certificates:
       { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined,
-    private readonly authConfig: AuthenticationConfig | undefined,
-    private readonly adminToken: string | undefined,
+    authConfig: AuthenticationConfig | undefined,
+    adminToken: string | undefined,
   ) {
-    this.watches = new WatchRegistry(ctx.behaviour.maxTotalWatchBacklogBytes);
+    this.#ctx = ctx;
+    this.#options = options;
+    this.#certificates = certificates;
+    this.#authConfig = authConfig;
+    this.#adminToken = adminToken;
+    this.#watches = new WatchRegistry(ctx.behaviour.maxTotalWatchBacklogBytes);
     this.containers = ctx.containers;
     this.faults = new ServerFaults({
       closeWatches: () => {
-        for (const w of [...this.watches.streams]) w.end();
+        for (const w of [...this.#watches.streams]) w.end();
       },
       stallWatches: () => {
-        for (const w of this.watches.streams) w.stall();
+        for (const w of this.#watches.streams) w.stall();
       },
-      compactHistory: () => this.ctx.storage.compact(),
-      restart: () => this.restart(),
+      compactHistory: () => this.#ctx.storage.compact(),
+      restart: () => this.#restart(),
     });
-    this.upgrades = new UpgradeHandler(ctx, this.faults, authConfig, new BuiltInContainers(ctx));
+    this.#upgrades = new UpgradeHandler(ctx, this.faults, authConfig, new BuiltInContainers(ctx));
   }
 
-  /** Starts a server and resolves once it listens. */
+  /**
+   * Starts a server and resolves once it listens on 127.0.0.1 (a free port unless
+   * `options.port` is given). Stop it with {@link stop} when done: it closes every
+   * connection and watch.
+   *
+   * @example
+   * ```ts
+   * import { ApiServer } from "@kubekit/apiserver";
+   * import { Clientset } from "kubekit";
+   *
+   * const server = await ApiServer.start();
+   * try {
+   *   const clientset = new Clientset(server.kubeConfig().restConfig());
+   *   await clientset.coreV1.namespaces().create({ metadata: { name: "demo" } });
+   *   const ns = await clientset.coreV1.namespaces().get("demo");
+   *   console.log(ns.status?.phase); // "Active"
+   * } finally {
+   *   await server.stop();
+   * }
+   * ```
+   */
   static async start(options: ApiServerOptions = {}): Promise<ApiServer> {
     const clock = options.clock ?? realClock;
     const behaviour: ServerBehaviour = {
@@ -203,7 +236,7 @@ export class ApiServer {
       };
     }
     const server = new ApiServer(ctx, options, certificates, authConfig, adminToken);
-    server.installControllers();
+    server.#installControllers();
     const ops = new ResourceOperations(ctx);
     for (const name of SYSTEM_NAMESPACES) {
       ops.create(
@@ -218,45 +251,45 @@ export class ApiServer {
         },
       );
     }
-    await server.listen(options.port ?? 0);
+    await server.#listen(options.port ?? 0);
     return server;
   }
 
   /** The base URL, e.g. `https://127.0.0.1:43210`. */
   get url(): string {
-    return `${this.options.tls ? "https" : "http"}://127.0.0.1:${this.boundPort}`;
+    return `${this.#options.tls ? "https" : "http"}://127.0.0.1:${this.#boundPort}`;
   }
 
   /** The clock the server runs on (timestamps, watch timeouts, bookmarks): `options.clock`. */
   get clock(): Clock {
-    return this.ctx.clock;
+    return this.#ctx.clock;
   }
 
   /** What `/version` reports (`minor` from `options.minorVersion`, default "32"). */
   get version(): ServerVersion {
-    return this.ctx.behaviour.version;
+    return this.#ctx.behaviour.version;
   }
 
   /** The port the server listens on. */
   get port(): number {
-    return this.boundPort;
+    return this.#boundPort;
   }
 
   /** The CA certificate (PEM) that signed the serving certificate, when TLS is on. */
   get caPem(): string | undefined {
-    return this.certificates?.authority.ca.certPem;
+    return this.#certificates?.authority.ca.certPem;
   }
 
   /** The current global resourceVersion (the revision of the last write). */
   get resourceVersion(): string {
-    return String(this.ctx.storage.currentRevision);
+    return String(this.#ctx.storage.currentRevision);
   }
 
   /** Issues a client certificate for `user` signed by the server's CA (TLS only). */
   async issueClientCertificate(user: string, groups: readonly string[] = []): Promise<PemKeyPair> {
-    if (!this.certificates)
+    if (!this.#certificates)
       throw new Error("issueClientCertificate needs a server started with tls: true");
-    return this.certificates.authority.issueClient({ user, groups });
+    return this.#certificates.authority.issueClient({ user, groups });
   }
 
   /**
@@ -266,11 +299,11 @@ export class ApiServer {
   kubeconfigDocument(options: { namespace?: string } = {}): KubeconfigDocument {
     return buildKubeconfig({
       server: this.url,
-      ...(this.certificates ? { caPem: this.certificates.authority.ca.certPem } : {}),
-      ...(this.adminToken
-        ? { credentials: { token: this.adminToken } }
-        : this.certificates?.client
-          ? { credentials: { clientCertificate: this.certificates.client } }
+      ...(this.#certificates ? { caPem: this.#certificates.authority.ca.certPem } : {}),
+      ...(this.#adminToken
+        ? { credentials: { token: this.#adminToken } }
+        : this.#certificates?.client
+          ? { credentials: { clientCertificate: this.#certificates.client } }
           : {}),
       ...(options.namespace ? { namespace: options.namespace } : {}),
     });
@@ -291,7 +324,7 @@ export class ApiServer {
 
   /** The stored object at a key (`ns/name` or `name`) of a resource, for test assertions. */
   storedObject(group: string, plural: string, key: string): JsonObject | undefined {
-    return this.ctx.storage.get(`${group}/${plural}`, key);
+    return this.#ctx.storage.get(`${group}/${plural}`, key);
   }
 
   /**
@@ -300,12 +333,12 @@ export class ApiServer {
    * here too; tests add their own lines.
    */
   appendPodLog(namespace: string, pod: string, container: string, text: string): void {
-    this.ctx.podLogs.append(
+    this.#ctx.podLogs.append(
       namespace,
       pod,
       container,
       text,
-      new Date(this.ctx.clock.now()).toISOString(),
+      new Date(this.#ctx.clock.now()).toISOString(),
     );
   }
 
@@ -320,15 +353,15 @@ export class ApiServer {
    * @throws {Error} when a hook of that name is registered already.
    */
   addPreShutdownHook(name: string, hook: () => Promise<void>): void {
-    if (this.preShutdownHooks.has(name)) {
+    if (this.#preShutdownHooks.has(name)) {
       throw new Error(`a pre-shutdown hook named "${name}" is registered already`);
     }
-    this.preShutdownHooks.set(name, hook);
+    this.#preShutdownHooks.set(name, hook);
   }
 
   /** Removes a pre-shutdown hook (no-op when none has that name). */
   removePreShutdownHook(name: string): void {
-    this.preShutdownHooks.delete(name);
+    this.#preShutdownHooks.delete(name);
   }
 
   /**
@@ -336,38 +369,38 @@ export class ApiServer {
    * Idempotent.
    */
   async stop(): Promise<void> {
-    const hooks = [...this.preShutdownHooks.values()];
-    this.preShutdownHooks.clear();
+    const hooks = [...this.#preShutdownHooks.values()];
+    this.#preShutdownHooks.clear();
     const failures: unknown[] = [];
     for (const hook of hooks) await hook().catch((err: unknown) => failures.push(err));
-    this.work.stop();
-    for (const w of [...this.watches.streams]) w.destroy();
-    await this.close();
+    this.#work.stop();
+    for (const w of [...this.#watches.streams]) w.destroy();
+    await this.#close();
     if (failures.length > 0) throw failures[0];
   }
 
-  private installControllers(): void {
-    const ns = new NamespaceController(this.ctx, this.work);
-    const crd = new CrdController(this.ctx, this.work);
-    const gc = new GarbageCollector(this.ctx, this.work);
-    this.ctx.storage.subscribe((e) => {
+  #installControllers(): void {
+    const ns = new NamespaceController(this.#ctx, this.#work);
+    const crd = new CrdController(this.#ctx, this.#work);
+    const gc = new GarbageCollector(this.#ctx, this.#work);
+    this.#ctx.storage.subscribe((e) => {
       ns.onEvent(e);
       crd.onEvent(e);
       gc.onEvent(e);
       if (e.type === "DELETED") {
-        const entry = this.ctx.registry.entriesFor(e.resource)[0];
-        if (entry) strategyFor(entry.info).afterRemoved?.(e.object, this.ctx);
+        const entry = this.#ctx.registry.entriesFor(e.resource)[0];
+        if (entry) endpointsFor(entry.info).afterRemoved?.(e.object, this.#ctx);
       }
     });
   }
 
-  private async listen(port: number): Promise<void> {
+  async #listen(port: number): Promise<void> {
     const handler = new ApiHandler(
-      this.ctx,
-      this.watches,
+      this.#ctx,
+      this.#watches,
       this.faults,
-      this.authConfig,
-      () => `127.0.0.1:${this.boundPort}`,
+      this.#authConfig,
+      () => `127.0.0.1:${this.#boundPort}`,
     );
     const order = new ConnectionOrder();
     const onRequest = (
@@ -376,13 +409,13 @@ export class ApiServer {
     ): void => {
       order.run(req, res, (q, r) => handler.handle(q, r));
     };
-    const server = this.certificates
+    const server = this.#certificates
       ? createHttpsServer(
           {
-            cert: this.certificates.serving.certPem,
-            key: this.certificates.serving.keyPem,
-            ca: [this.certificates.authority.ca.certPem],
-            requestCert: Boolean(this.authConfig?.clientCertificates),
+            cert: this.#certificates.serving.certPem,
+            key: this.#certificates.serving.keyPem,
+            ca: [this.#certificates.authority.ca.certPem],
+            requestCert: Boolean(this.#authConfig?.clientCertificates),
             rejectUnauthorized: false,
           },
           onRequest,
@@ -393,18 +426,18 @@ export class ApiServer {
     // requestTimeout (receiving the whole request, not answering it: watches are unaffected)
     // backs up the body timeout for bodies no handler reads.
     server.headersTimeout = READ_HEADER_TIMEOUT_MS;
-    server.requestTimeout = READ_HEADER_TIMEOUT_MS + this.ctx.behaviour.requestBodyTimeoutMs;
+    server.requestTimeout = READ_HEADER_TIMEOUT_MS + this.#ctx.behaviour.requestBodyTimeoutMs;
     server.on("connection", (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
     });
     server.on("secureConnection", (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
     });
     // pods/exec, pods/attach and pods/portforward; their sockets are in `sockets` already.
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-      this.upgrades.handle(req, socket, head, (q, r) => void handler.handle(q, r)),
+      this.#upgrades.handle(req, socket, head, (q, r) => void handler.handle(q, r)),
     );
     server.on("clientError", (_err, socket) => {
       if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
@@ -418,24 +451,24 @@ export class ApiServer {
       });
     });
     const address = server.address();
-    this.boundPort = typeof address === "object" && address ? address.port : port;
-    this.server = server;
+    this.#boundPort = typeof address === "object" && address ? address.port : port;
+    this.#server = server;
   }
 
-  private async close(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
+  async #close(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
     if (!server) return;
-    this.upgrades.abortSessions();
+    this.#upgrades.abortSessions();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
     await closed;
   }
 
-  private async restart(): Promise<void> {
-    for (const w of [...this.watches.streams]) w.destroy();
-    await this.close();
-    await this.listen(this.boundPort);
+  async #restart(): Promise<void> {
+    for (const w of [...this.#watches.streams]) w.destroy();
+    await this.#close();
+    await this.#listen(this.#boundPort);
   }
 }

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { ApiServer, type ApiServerOptions, type ServerVersion } from "./api-server.js";
-export { ServerFaults, type FaultTarget, type InjectedFailure } from "./faults.js";
+export { ServerFaults, type FaultTarget, type InjectedFailure } from "./server/faults.js";
 export {
   ContainerHandlers,
   type ContainerSelector,
@@ -14,13 +14,13 @@ export {
   type ExecRequest,
   type PortForwardHandler,
   type PortForwardRequest,
-} from "./container-handlers.js";
-export type { ResourceRequestInfo } from "./request-info.js";
-export type { UserInfo } from "./authentication.js";
-export type { PemKeyPair } from "./certificates.js";
+} from "./containers/container-handlers.js";
+export type { ResourceRequestInfo } from "./endpoints/request-info.js";
+export type { UserInfo } from "./auth/authentication.js";
+export type { PemKeyPair } from "./auth/certificates.js";
 export type {
   KubeconfigDocument,
   KubeconfigNamedCluster,
   KubeconfigNamedContext,
   KubeconfigNamedUser,
-} from "./kubeconfig-file.js";
+} from "./auth/kubeconfig-file.js";

@@ -1,16 +1,16 @@
 import type { Runnable } from "kubekit";
 import type { ClusterContext } from "./cluster-context.js";
-import { cronJobController } from "./cron-job-controller.js";
-import { daemonSetController } from "./daemon-set-controller.js";
-import { deploymentController } from "./deployment-controller.js";
-import { endpointSliceController } from "./endpoint-slice-controller.js";
-import { jobController } from "./job-controller.js";
-import { kubelet } from "./kubelet.js";
-import { replicaSetController } from "./replica-set-controller.js";
-import { scheduler } from "./scheduler.js";
-import { serviceAccountController } from "./service-account-controller.js";
+import { cronJobController } from "./cron-job/cron-job-controller.js";
+import { daemonSetController } from "./daemon-set/daemon-set-controller.js";
+import { deploymentController } from "./deployment/deployment-controller.js";
+import { endpointSliceController } from "./endpoint-slice/endpoint-slice-controller.js";
+import { jobController } from "./job/job-controller.js";
+import { kubelet } from "./kubelet/kubelet.js";
+import { replicaSetController } from "./replica-set/replica-set-controller.js";
+import { scheduler } from "./scheduler/scheduler.js";
+import { serviceAccountController } from "./service-account/service-account-controller.js";
 import type { ClusterControllerName } from "./simulated-cluster-options.js";
-import { statefulSetController } from "./stateful-set-controller.js";
+import { statefulSetController } from "./stateful-set/stateful-set-controller.js";
 
 /** Builds one component of the control plane from the cluster's context. */
 export type ComponentFactory = (ctx: ClusterContext) => Runnable;

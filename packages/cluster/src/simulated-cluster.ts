@@ -15,7 +15,7 @@ import {
 import type { ClusterComponentName, ClusterContext, ClusterSettings } from "./cluster-context.js";
 import { CLUSTER_COMPONENTS, CONTROLLER_MANAGER } from "./cluster-components.js";
 import { selectControllers } from "./controller-selection.js";
-import { registerNodes } from "./node-registration.js";
+import { registerNodes } from "./nodes/node-registration.js";
 import type {
   ClusterControllerName,
   SimulatedClusterOptions,

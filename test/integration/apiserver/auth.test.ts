@@ -8,7 +8,7 @@ import { connect, type PeerCertificate } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { ApiServer } from "@kubekit/apiserver";
-import { createCertificateAuthority } from "../../../packages/apiserver/src/certificates.js";
+import { createCertificateAuthority } from "../../../packages/apiserver/src/auth/certificates.js";
 import { ApiClient, type RawResponse } from "../../support/api-client.js";
 import { header } from "../../support/server-test-helpers.js";
 

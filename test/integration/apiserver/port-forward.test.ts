@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { PortForwardRequest } from "@kubekit/apiserver";
-import { RstStatus } from "../../../packages/apiserver/src/spdy/spdy-frames.js";
+import { RstStatus } from "../../../packages/apiserver/src/streaming/spdy/spdy-frames.js";
 import {
   createNamespace,
   eventually,

@@ -3,13 +3,13 @@ import { createServer, request } from "node:https";
 import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticateRequest } from "../../../packages/apiserver/src/authentication.js";
-import type { AuthenticationConfig } from "../../../packages/apiserver/src/authentication.js";
-import { createCertificateAuthority } from "../../../packages/apiserver/src/certificates.js";
+import { authenticateRequest } from "../../../packages/apiserver/src/auth/authentication.js";
+import type { AuthenticationConfig } from "../../../packages/apiserver/src/auth/authentication.js";
+import { createCertificateAuthority } from "../../../packages/apiserver/src/auth/certificates.js";
 import type {
   CertificateAuthority,
   PemKeyPair,
-} from "../../../packages/apiserver/src/certificates.js";
+} from "../../../packages/apiserver/src/auth/certificates.js";
 
 const REQUEST_TIMEOUT_MS = 5_000;
 

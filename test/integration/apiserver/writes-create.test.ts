@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeKubernetesProtobuf } from "../../../packages/apiserver/src/protobuf.js";
+import { encodeKubernetesProtobuf } from "../../../packages/apiserver/src/encoding/protobuf.js";
 import { type RawResponse } from "../../support/api-client.js";
 import { expectStatus, useServer } from "../../support/server-test-helpers.js";
 

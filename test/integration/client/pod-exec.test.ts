@@ -33,7 +33,7 @@ import { HEARTBEAT_PERIOD_MS } from "../../../packages/kubekit/src/client/websoc
 import {
   createCertificateAuthority,
   type CertificateAuthority,
-} from "../../../packages/apiserver/src/certificates.js";
+} from "../../../packages/apiserver/src/auth/certificates.js";
 import { startConnectProxy } from "../../support/connect-proxy.js";
 import { waitFor } from "../../support/server-test-helpers.js";
 import type {

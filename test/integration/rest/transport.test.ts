@@ -25,7 +25,7 @@ import {
 } from "kubekit";
 import { WatchFrameTooLargeError } from "../../../packages/kubekit/src/rest/watch-errors.js";
 import { ApiServer } from "@kubekit/apiserver";
-import { createCertificateAuthority } from "../../../packages/apiserver/src/certificates.js";
+import { createCertificateAuthority } from "../../../packages/apiserver/src/auth/certificates.js";
 import { startConnectProxy } from "../../support/connect-proxy.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

@@ -3,11 +3,11 @@ import { Socket } from "node:net";
 import type { PeerCertificate } from "node:tls";
 import { TLSSocket } from "node:tls";
 import { describe, expect, it } from "vitest";
-import { authenticateRequest } from "../../../packages/apiserver/src/authentication.js";
+import { authenticateRequest } from "../../../packages/apiserver/src/auth/authentication.js";
 import type {
   AuthenticationConfig,
   UserInfo,
-} from "../../../packages/apiserver/src/authentication.js";
+} from "../../../packages/apiserver/src/auth/authentication.js";
 
 const ALICE: UserInfo = { name: "alice", groups: ["dev"], uid: "uid-alice" };
 const BOB: UserInfo = { name: "bob", groups: [] };

@@ -1,11 +1,11 @@
 import { X509Certificate, createPrivateKey } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createCertificateAuthority } from "../../../packages/apiserver/src/certificates.js";
+import { createCertificateAuthority } from "../../../packages/apiserver/src/auth/certificates.js";
 import type {
   CertificateAuthority,
   PemKeyPair,
-} from "../../../packages/apiserver/src/certificates.js";
-import { loadX509 } from "../../../packages/apiserver/src/x509-module.js";
+} from "../../../packages/apiserver/src/auth/certificates.js";
+import { loadX509 } from "../../../packages/apiserver/src/auth/x509-module.js";
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
 const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";

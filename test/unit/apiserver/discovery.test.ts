@@ -9,7 +9,7 @@ import {
   apiVersionsDocument,
   discoveryEtag,
   negotiateDiscovery,
-} from "../../../packages/apiserver/src/discovery.js";
+} from "../../../packages/apiserver/src/discovery/discovery.js";
 import { builtinVersion, servedGroups, widgetResource } from "./served-fixtures.js";
 
 const KUBECTL_132_ACCEPT =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bodyEtag, matchesIfNoneMatch } from "../../../packages/apiserver/src/etag.js";
+import { bodyEtag, matchesIfNoneMatch } from "../../../packages/apiserver/src/discovery/etag.js";
 
 describe("bodyEtag", () => {
   it("is a quoted uppercase hex hash that depends only on the body", () => {

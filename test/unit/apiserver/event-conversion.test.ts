@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   coreToEventsV1,
   eventsV1ToCore,
-  storageIdOf,
   validateEventsV1Create,
   validateEventsV1Update,
-} from "../../../packages/apiserver/src/event-conversion.js";
+} from "../../../packages/apiserver/src/storage/event-conversion.js";
+import { storageIdOf } from "../../../packages/apiserver/src/registry/registry.js";
 
 const v1 = {
   apiVersion: "events.k8s.io/v1",

@@ -6,7 +6,7 @@ import {
   formatPath,
   keyElement,
   valueElement,
-} from "../../../packages/apiserver/src/field-set.js";
+} from "../../../packages/apiserver/src/apply/field-set.js";
 
 const f = fieldElement;
 

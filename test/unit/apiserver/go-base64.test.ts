@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base64CorruptOffset } from "../../../packages/apiserver/src/go-base64.js";
+import { base64CorruptOffset } from "../../../packages/apiserver/src/schema/go-base64.js";
 
 /** The offsets Go's base64.StdEncoding reports (`illegal base64 data at input byte N`). */
 describe("base64CorruptOffset", () => {

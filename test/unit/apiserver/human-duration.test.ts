@@ -3,7 +3,7 @@ import {
   humanDuration,
   humanDurationSince,
   parseTimestamp,
-} from "../../../packages/apiserver/src/human-duration.js";
+} from "../../../packages/apiserver/src/table/human-duration.js";
 
 const S = 1000;
 const M = 60 * S;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "kubekit";
-import { compileJsonPath } from "../../../packages/apiserver/src/json-path.js";
+import { compileJsonPath } from "../../../packages/apiserver/src/table/json-path.js";
 
 const widget: JsonObject = {
   metadata: { name: "w1", labels: { "app.kubernetes.io/name": "shop", tier: "web" } },

@@ -7,7 +7,7 @@ import {
   buildKubeconfig,
   kubeconfigYaml,
   writeKubeconfigFile,
-} from "../../../packages/apiserver/src/kubeconfig-file.js";
+} from "../../../packages/apiserver/src/auth/kubeconfig-file.js";
 
 const CA_PEM = "-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n";
 const CERT_PEM = "-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END CERTIFICATE-----\n";

@@ -6,8 +6,8 @@ import {
   fieldSetOf,
   recordUpdate,
   serverSideApply,
-} from "../../../packages/apiserver/src/managed-fields.js";
-import type { ManagedFieldsEntry } from "../../../packages/apiserver/src/managed-fields.js";
+} from "../../../packages/apiserver/src/apply/managed-fields.js";
+import type { ManagedFieldsEntry } from "../../../packages/apiserver/src/apply/managed-fields.js";
 
 const CM = "k8s.io.api.core.v1.ConfigMap";
 const DEP = "k8s.io.api.apps.v1.Deployment";

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseAccept, parseContentType } from "../../../packages/apiserver/src/media-type.js";
+import {
+  parseAccept,
+  parseContentType,
+} from "../../../packages/apiserver/src/encoding/media-type.js";
 
 describe("parseAccept", () => {
   it("returns nothing for an absent or blank header", () => {

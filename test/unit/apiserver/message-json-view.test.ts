@@ -4,7 +4,7 @@ import {
   isInlineField,
   jsonFieldsOf,
   messageJsonShape,
-} from "../../../packages/apiserver/src/message-json-view.js";
+} from "../../../packages/apiserver/src/schema/message-json-view.js";
 
 function keys(messageName: string): string[] {
   const fields = jsonFieldsOf(messageName);

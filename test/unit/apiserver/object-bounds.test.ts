@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   MAX_OBJECT_DEPTH,
   objectBoundsProblem,
-} from "../../../packages/apiserver/src/object-bounds.js";
+} from "../../../packages/apiserver/src/schema/object-bounds.js";
 
 function nested(depth: number): unknown {
   let value: unknown = "leaf";

@@ -4,8 +4,8 @@ import {
   openApiDocumentHash,
   openApiV3Document,
   openApiV3Index,
-} from "../../../packages/apiserver/src/openapi.js";
-import type { ServedGroup } from "../../../packages/apiserver/src/served-resource.js";
+} from "../../../packages/apiserver/src/discovery/openapi.js";
+import type { ServedGroup } from "../../../packages/apiserver/src/registry/served-resource.js";
 import { builtin, builtinVersion, servedGroups, widgetResource } from "./served-fixtures.js";
 
 type Operation = JsonObject & { parameters?: JsonObject[] };

@@ -5,7 +5,7 @@ import {
   encodeKubernetesProtobuf,
   ProtobufDecodeError,
   ProtobufEncodeError,
-} from "../../../packages/apiserver/src/protobuf.js";
+} from "../../../packages/apiserver/src/encoding/protobuf.js";
 
 // --- hand-rolled wire helpers (independent of the encoder under test) -------------------
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   decodePathSegment,
   parseRequestTarget,
-} from "../../../packages/apiserver/src/request-target.js";
+} from "../../../packages/apiserver/src/endpoints/request-target.js";
 
 describe("parseRequestTarget (Go's url.ParseRequestURI)", () => {
   it("splits origin-form into the raw path and the query", () => {

@@ -3,7 +3,7 @@ import type {
   PrinterColumn,
   ServedGroup,
   ServedResource,
-} from "../../../packages/apiserver/src/served-resource.js";
+} from "../../../packages/apiserver/src/registry/served-resource.js";
 
 /** The built-in resources of one group version, as the server serves them. */
 export function builtinVersion(group: string, version: string): ServedResource[] {

@@ -7,7 +7,7 @@ import {
   SpdyFrameParser,
   SpdyFrameType,
   uint32Payload,
-} from "../../../packages/apiserver/src/spdy/spdy-frames.js";
+} from "../../../packages/apiserver/src/streaming/spdy/spdy-frames.js";
 
 describe("SPDY/3.1 framing", () => {
   it("encodes a control frame: control bit, version 3, type, flags, 24-bit length", () => {

@@ -1,11 +1,11 @@
 import { constants, createDeflate, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { SPDY_HEADER_DICTIONARY } from "../../../packages/apiserver/src/spdy/spdy-dictionary.js";
+import { SPDY_HEADER_DICTIONARY } from "../../../packages/apiserver/src/streaming/spdy/spdy-dictionary.js";
 import {
   SpdyHeaderBlockDecoder,
   SpdyHeaderBlockEncoder,
   SpdyHeaderBlockError,
-} from "../../../packages/apiserver/src/spdy/spdy-header-block.js";
+} from "../../../packages/apiserver/src/streaming/spdy/spdy-header-block.js";
 
 /** Adler-32 (RFC 1950), the zlib dictionary id. */
 function adler32(bytes: Buffer): number {

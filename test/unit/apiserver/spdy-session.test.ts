@@ -4,9 +4,9 @@ import {
   GoAwayStatus,
   RstStatus,
   SpdyFrameType,
-} from "../../../packages/apiserver/src/spdy/spdy-frames.js";
-import { SpdySession } from "../../../packages/apiserver/src/spdy/spdy-session.js";
-import type { SpdyStream } from "../../../packages/apiserver/src/spdy/spdy-stream.js";
+} from "../../../packages/apiserver/src/streaming/spdy/spdy-frames.js";
+import { SpdySession } from "../../../packages/apiserver/src/streaming/spdy/spdy-session.js";
+import type { SpdyStream } from "../../../packages/apiserver/src/streaming/spdy/spdy-stream.js";
 import { eventually, waitFor } from "../../support/server-test-helpers.js";
 import { SpdyTestClient } from "../../support/spdy-test-client.js";
 

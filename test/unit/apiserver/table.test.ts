@@ -4,8 +4,8 @@ import {
   toPartialObjectMetadata,
   toPartialObjectMetadataList,
   toTable,
-} from "../../../packages/apiserver/src/table.js";
-import type { ServedResource } from "../../../packages/apiserver/src/served-resource.js";
+} from "../../../packages/apiserver/src/table/table.js";
+import type { ServedResource } from "../../../packages/apiserver/src/registry/served-resource.js";
 import { builtin, widgetResource } from "./served-fixtures.js";
 
 const NOW = Date.parse("2024-05-03T16:00:00Z");

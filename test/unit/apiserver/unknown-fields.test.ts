@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "kubekit";
-import { findUnknownFields } from "../../../packages/apiserver/src/unknown-fields.js";
+import { findUnknownFields } from "../../../packages/apiserver/src/schema/unknown-fields.js";
 
 const DEPLOYMENT = "k8s.io.api.apps.v1.Deployment";
 const POD = "k8s.io.api.core.v1.Pod";

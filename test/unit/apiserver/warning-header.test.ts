@@ -4,7 +4,7 @@ import {
   WARNING_TOTAL_RUNES,
   warningHeaderValue,
   warningHeaderValues,
-} from "../../../packages/apiserver/src/warning-header.js";
+} from "../../../packages/apiserver/src/endpoints/warning-header.js";
 
 /** The header value as the client's bytes decode it (UTF-8). */
 function decoded(value: string | undefined): string | undefined {

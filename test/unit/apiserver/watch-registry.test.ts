@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { WatchRegistry } from "../../../packages/apiserver/src/watch-registry.js";
-import type { WatchStream } from "../../../packages/apiserver/src/watch-stream.js";
+import { WatchRegistry } from "../../../packages/apiserver/src/watch/watch-registry.js";
+import type { WatchStream } from "../../../packages/apiserver/src/watch/watch-stream.js";
 
 /** A stand-in for a watch stream: a settable backlog and a record of being dropped. */
 function stream(backlogBytes: number): WatchStream & { dropped: boolean; backlogBytes: number } {

@@ -18,8 +18,8 @@ import {
   apiGroupListDocument,
   apiResourceListDocument,
   apiVersionsDocument,
-} from "../../../packages/apiserver/src/discovery.js";
-import type { ServedGroup } from "../../../packages/apiserver/src/served-resource.js";
+} from "../../../packages/apiserver/src/discovery/discovery.js";
+import type { ServedGroup } from "../../../packages/apiserver/src/registry/served-resource.js";
 
 /** Served groups built from the built-in table: core/v1 and apps/v1. */
 function servedGroups(): ServedGroup[] {

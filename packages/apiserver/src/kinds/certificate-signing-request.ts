@@ -1,5 +1,11 @@
-/** certificates.k8s.io/v1 CertificateSigningRequests (`pkg/registry/certificates/certificates/strategy.go`): `spec.signerName` selectable. */
-import { selectableFields } from "../resource-policy.js";
+/**
+ * certificates.k8s.io/v1 CertificateSigningRequests
+ * (`pkg/registry/certificates/certificates/strategy.go`): `spec.signerName` is a selectable
+ * field; nothing else is checked here.
+ *
+ * @kind CertificateSigningRequest
+ */
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** The CertificateSigningRequest strategy. */

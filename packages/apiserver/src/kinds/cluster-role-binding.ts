@@ -1,4 +1,13 @@
-/** rbac.authorization.k8s.io/v1 ClusterRoleBindings (`pkg/apis/rbac/validation/validation.go`): names are path segments; roleRef to a ClusterRole, valid subjects (ServiceAccounts with a namespace), roleRef immutable. */
+/**
+ * rbac.authorization.k8s.io/v1 ClusterRoleBindings (`pkg/apis/rbac/validation/validation.go`
+ * ValidateClusterRoleBinding, ValidateClusterRoleBindingUpdate; shared with RoleBindings in
+ * `rbac-rules.ts`).
+ *
+ * @kind ClusterRoleBinding
+ * @validation name a path segment; roleRef group rbac.authorization.k8s.io, kind ClusterRole,
+ * name required; subjects as RoleBinding, ServiceAccounts with a namespace
+ * @update same checks; roleRef immutable
+ */
 import type { KindStrategy } from "./kind-strategy.js";
 import { validateBinding, validateRoleRefUnchanged } from "./rbac-rules.js";
 

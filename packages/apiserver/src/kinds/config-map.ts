@@ -1,11 +1,16 @@
 /**
  * core/v1 ConfigMaps (`pkg/registry/core/configmap/strategy.go`): ValidateConfigMap and
- * ValidateConfigMapUpdate (`pkg/apis/core/validation/validation.go`): valid keys in `data`
- * and `binaryData`, no key in both, at most 1 MiB in total, and `immutable`.
+ * ValidateConfigMapUpdate (`pkg/apis/core/validation/validation.go`), with the data rules shared
+ * with Secrets (`config-data.ts`).
+ *
+ * @kind ConfigMap
+ * @validation keys `[-._a-zA-Z0-9]+`; no key in both data and binaryData; binaryData valid
+ * base64 (400); ≤ 1 MiB
+ * @update same checks; data and binaryData frozen when `immutable`, which stays true
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldInvalid, deepEqual } from "kubekit/apimachinery";
-import { configMapPrinter } from "../builtin-table-printers.js";
+import { configMapPrinter } from "../table/builtin-table-printers.js";
 import {
   dataSize,
   validateDataKeys,

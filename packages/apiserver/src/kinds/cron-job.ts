@@ -1,14 +1,18 @@
 /**
  * batch/v1 CronJobs (`pkg/registry/batch/cronjob/strategy.go`): SetDefaults_CronJob
- * (`pkg/apis/batch/v1/defaults.go`: concurrencyPolicy Allow, suspend false,
- * successfulJobsHistoryLimit 3, failedJobsHistoryLimit 1) with the job template's pod
- * template defaults; ValidateCronJobCreate (`pkg/apis/batch/validation/validation.go`): a
- * schedule is required, the concurrency policy is supported, and the job template's pods
- * restart OnFailure or Never.
+ * (`pkg/apis/batch/v1/defaults.go`) with the job template's pod template defaults, and
+ * ValidateCronJobCreate / ValidateCronJobUpdate (`pkg/apis/batch/validation/validation.go`).
+ *
+ * @kind CronJob
+ * @defaults concurrencyPolicy Allow, suspend false, history limits 3/1 (successful, failed),
+ * job-template defaults
+ * @validation schedule required; concurrencyPolicy Allow, Forbid or Replace; the job template's
+ * pods restart OnFailure or Never, containers as Pod
+ * @update same checks
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldNotSupported, fieldRequired } from "kubekit/apimachinery";
-import { cronJobPrinter } from "../builtin-table-printers.js";
+import { cronJobPrinter } from "../table/builtin-table-printers.js";
 import { JOB_RESTART_POLICIES } from "./job.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { defaultTemplateOf, objectAt, validatePodSpec } from "./pod-spec.js";

@@ -1,10 +1,17 @@
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinitions
- * (`staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition/strategy.go`):
- * created with an empty status holding the storage version, validated by a part of
- * `pkg/apis/apiextensions/validation/validation.go` (name = plural.group, exactly one storage
- * version, a valid scope), and deleted through the `customresourcecleanup` finalizer with a
- * Terminating condition.
+ * (`staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition/strategy.go`),
+ * validated by a part of `pkg/apis/apiextensions/validation/validation.go`; the CRD controller
+ * serves the custom resources and empties a deleted CRD's.
+ *
+ * @kind CustomResourceDefinition
+ * @defaults status.storedVersions (the storage version), empty conditions and acceptedNames, on
+ * create
+ * @validation name = plural.group; group, names.plural and names.kind set; one storage version;
+ * scope Namespaced or Cluster
+ * @update same checks; an update needs a resourceVersion
+ * @delete deletion through the cleanup finalizer (`customresourcecleanup.apiextensions.k8s.io`)
+ * with a Terminating condition
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import { fieldInvalid, isJsonObject } from "kubekit/apimachinery";

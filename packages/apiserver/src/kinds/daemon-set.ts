@@ -1,19 +1,24 @@
 /**
  * apps/v1 DaemonSets (`pkg/registry/apps/daemonset/strategy.go`): SetDefaults_DaemonSet
- * (`pkg/apis/apps/v1/defaults.go`: updateStrategy RollingUpdate with maxUnavailable 1 and
- * maxSurge 0, revisionHistoryLimit 10), ValidateDaemonSetSpec
- * (`pkg/apis/apps/validation/validation.go`: the template labels matched by the selector, a
- * nil selector matching nothing, an empty one invalid; restartPolicy Always only and no
- * activeDeadlineSeconds; updateStrategy type RollingUpdate or OnDelete; non-negative
- * minReadySeconds and revisionHistoryLimit) and the immutable selector of apps/v1
- * (`pkg/registry/apps/daemonset/strategy.go` ValidateUpdate). The template generation
- * (PrepareForCreate / PrepareForUpdate: 1 on create, one more on each template change), which
- * apps/v1 carries in the `deprecated.daemonset.template.generation` annotation and the
- * DaemonSet controller copies to its pods' `pod-template-generation` label.
+ * (`pkg/apis/apps/v1/defaults.go`), ValidateDaemonSetSpec
+ * (`pkg/apis/apps/validation/validation.go`, which reads a nil selector as one that matches
+ * nothing) and the immutable selector of apps/v1 (strategy.go ValidateUpdate). The template
+ * generation (PrepareForCreate / PrepareForUpdate) is kept where apps/v1 carries it, in the
+ * `deprecated.daemonset.template.generation` annotation, which the DaemonSet controller copies to
+ * its pods' `pod-template-generation` label.
+ *
+ * @kind DaemonSet
+ * @defaults updateStrategy RollingUpdate (maxUnavailable 1, maxSurge 0), revisionHistoryLimit 10,
+ * pod-template defaults; template generation annotation 1 on create
+ * @validation selector a valid label selector (as Deployment); template labels matched by it;
+ * selector non-empty; template as Pod with restartPolicy Always and no activeDeadlineSeconds;
+ * updateStrategy type RollingUpdate or OnDelete; minReadySeconds, revisionHistoryLimit ≥ 0
+ * @update same checks; selector immutable; the template generation annotation one more on each
+ * template change
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldNotSupported, deepEqual } from "kubekit/apimachinery";
-import { daemonSetPrinter } from "../builtin-table-printers.js";
+import { daemonSetPrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 import {

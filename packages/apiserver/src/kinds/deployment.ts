@@ -1,11 +1,20 @@
 /**
  * apps/v1 Deployments (`pkg/registry/apps/deployment/strategy.go`): SetDefaults_Deployment
- * (`pkg/apis/apps/v1/defaults.go`: replicas 1, strategy RollingUpdate with maxUnavailable
- * and maxSurge 25%, revisionHistoryLimit 10, progressDeadlineSeconds 600), the workload
- * selector and template rules with restartPolicy Always only, and an immutable selector.
+ * (`pkg/apis/apps/v1/defaults.go`) and ValidateDeployment / ValidateDeploymentUpdate
+ * (`pkg/apis/apps/validation/validation.go`), with the selector and template rules every workload
+ * shares (`workload.ts`).
+ *
+ * @kind Deployment
+ * @defaults replicas 1, strategy RollingUpdate 25%/25% (maxUnavailable, maxSurge),
+ * revisionHistoryLimit 10, progressDeadlineSeconds 600, pod-template defaults
+ * @validation selector required, a valid label selector (matchLabels keys and values;
+ * matchExpressions with In/NotIn values required, Exists/DoesNotExist values forbidden, no other
+ * operator), `invalid label selector` when it cannot be converted, non-empty, matching the
+ * template labels; replicas ≥ 0; template restartPolicy Always; containers as Pod
+ * @update same checks; selector immutable
  */
 import type { JsonObject } from "kubekit";
-import { deploymentPrinter } from "../builtin-table-printers.js";
+import { deploymentPrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 import {

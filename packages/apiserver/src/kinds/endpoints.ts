@@ -1,8 +1,10 @@
 /**
- * core/v1 Endpoints (`pkg/registry/core/endpoint/strategy.go`): a PUT on a missing object
- * creates it; `kubectl get` columns.
+ * core/v1 Endpoints (`pkg/registry/core/endpoint/strategy.go`) and their `kubectl get` columns.
+ *
+ * @kind Endpoints
+ * @update a PUT on missing Endpoints creates them
  */
-import { endpointsPrinter } from "../builtin-table-printers.js";
+import { endpointsPrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** The Endpoints strategy. */

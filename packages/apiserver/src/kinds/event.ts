@@ -1,8 +1,18 @@
 /**
  * Events: core/v1 Events and events.k8s.io/v1 Events share one storage (the core/v1 form;
- * `event-conversion.ts` converts the events.k8s.io/v1 form and adds its strict rules) and
- * print through one internal type (`pkg/printers/internalversion/printers.go`). Every Event,
- * whichever API wrote it, passes `legacyValidateEvent` (`pkg/apis/core/validation/events.go`).
+ * `event-conversion.ts` converts the events.k8s.io/v1 form and adds its strict rules) and print
+ * through one internal type (`pkg/printers/internalversion/printers.go`). Every Event, whichever
+ * API wrote it, passes `legacyValidateEvent` (`pkg/apis/core/validation/events.go`).
+ *
+ * @kind Event
+ * @validation core/v1 and events.k8s.io/v1: involvedObject (regarding) namespace equal to the
+ * Event's, empty only in default (and kube-system with eventTime); with eventTime,
+ * reportingController (a qualified name), reportingInstance, action and reason required, each
+ * ≤ 128 characters, message (note) ≤ 1024; the namespace a DNS-1123 subdomain; events.k8s.io/v1
+ * also: eventTime required, type Normal or Warning, deprecated fields unset, series count ≥ 2 with
+ * lastObservedTime
+ * @update core/v1: same checks, and a PUT on a missing Event creates it; events.k8s.io/v1: all
+ * but the series immutable
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import {
@@ -12,8 +22,8 @@ import {
   isDns1123Subdomain,
   isQualifiedName,
 } from "kubekit/apimachinery";
-import { coreEventPrinter, eventsApiEventPrinter } from "../builtin-table-printers.js";
-import { selectableFields } from "../resource-policy.js";
+import { coreEventPrinter, eventsApiEventPrinter } from "../table/builtin-table-printers.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** kube's limits on event fields (`pkg/apis/core/validation/events.go`). */

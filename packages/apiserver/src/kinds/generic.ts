@@ -1,3 +1,9 @@
+/**
+ * The strategy of every resource without rules of its own.
+ *
+ * @kind Any other kind (custom resources included)
+ * @validation the generic path's metadata, name, generation and status rules only
+ */
 import type { KindStrategy } from "./kind-strategy.js";
 
 /**

@@ -1,17 +1,20 @@
 /**
- * autoscaling HorizontalPodAutoscalers (`pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go`):
- * generation tracked, and the spec rules of ValidateHorizontalPodAutoscaler
- * (`pkg/apis/autoscaling/validation/validation.go`): `scaleTargetRef` kind and name required
- * and valid path segments, `minReplicas` at least 1 when set (scale to zero is an alpha
- * feature gate, off), `maxReplicas` above 0 and not below `minReplicas`; autoscaling/v2
- * `metrics` (validateMetricSpec: a supported source type with its own source and no other,
- * metric names valid path segments, targets of a supported type with positive values and a
- * utilization of at least 1, the values each source requires, Object or External metrics
- * for `minReplicas: 0`) and `behavior` (validateScalingRules: stabilization window 0–3600 s,
- * a supported selectPolicy, at least one policy, each of type Pods or Percent with a positive
- * value and a period of 1–1800 s); autoscaling/v1's `targetCPUUtilizationPercentage` at least
- * 1 (reported at the internal metric's path, as kube converts it). Quantities are read for
- * their sign only.
+ * autoscaling HorizontalPodAutoscalers
+ * (`pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go`) and the spec rules of
+ * ValidateHorizontalPodAutoscaler (`pkg/apis/autoscaling/validation/validation.go`:
+ * validateMetricSpec, validateScalingRules, ValidateCrossVersionObjectReference). Scale to zero
+ * is an alpha feature gate, off. autoscaling/v1's `targetCPUUtilizationPercentage` is reported at
+ * the internal metric's path, as kube converts it. Quantities are read for their sign only.
+ *
+ * @kind HorizontalPodAutoscaler
+ * @validation scaleTargetRef kind and name required (path segments); minReplicas ≥ 1;
+ * maxReplicas > 0 and ≥ minReplicas; metrics: a supported source type with exactly its own
+ * source, metric names path segments, target type Utilization/Value/AverageValue, values
+ * positive, averageUtilization ≥ 1, the target each source requires, an Object or External metric
+ * for minReplicas 0; behavior: stabilizationWindowSeconds 0–3600, selectPolicy Max/Min/Disabled,
+ * at least one policy, type Pods or Percent, value > 0, periodSeconds 1–1800; v1
+ * targetCPUUtilizationPercentage ≥ 1
+ * @update same checks
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import {

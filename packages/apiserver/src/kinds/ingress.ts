@@ -1,15 +1,16 @@
 /**
- * networking.k8s.io/v1 Ingresses (`pkg/registry/networking/ingress/strategy.go`): generation
- * tracked, and ValidateIngressSpec's rules and backends
- * (`pkg/apis/networking/validation/validation.go`): rules or a default backend required; a
- * rule host a DNS-1123 subdomain or a wildcard one, never an IP address; HTTP paths
- * required, each with a supported pathType, an absolute path without `//`, `/./`, `/../`,
- * `%2f` and not ending in `/.` or `/..` (Exact and Prefix); a backend that is a Service
- * (DNS-1035 name, a port name or a number, not both) or a resource, not both; TLS hosts
- * DNS-1123 subdomains or wildcard ones and a TLS `secretName` a DNS-1123 subdomain (an
- * update may keep an invalid one the stored object already had); `ingressClassName` a
- * DNS-1123 subdomain, and on create equal to the `kubernetes.io/ingress.class` annotation when
- * both are set.
+ * networking.k8s.io/v1 Ingresses (`pkg/registry/networking/ingress/strategy.go`) and
+ * ValidateIngressSpec, ValidateIngressCreate and ValidateIngressUpdate
+ * (`pkg/apis/networking/validation/validation.go`).
+ *
+ * @kind Ingress
+ * @validation rules or defaultBackend required; host a DNS-1123 subdomain or wildcard, not an
+ * IP; paths and pathType required and supported; Exact/Prefix paths absolute without `//`, `/./`,
+ * `/../`, `%2f` and not ending in `/.` or `/..`; backend service (DNS-1035 name, port name or
+ * number 1–65535, not both) or resource, not both; TLS hosts DNS-1123 subdomains or wildcard ones,
+ * TLS secretName a DNS-1123 subdomain; ingressClassName a DNS-1123 subdomain, on create equal to
+ * the `kubernetes.io/ingress.class` annotation when both are set
+ * @update same checks; an invalid TLS secretName already stored may stay
  */
 import { isIP } from "node:net";
 import type { FieldError, JsonObject } from "kubekit";

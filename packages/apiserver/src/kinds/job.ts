@@ -1,17 +1,24 @@
 /**
- * batch/v1 Jobs (`pkg/registry/batch/job/strategy.go`): a generated selector
- * (`batch.kubernetes.io/controller-uid`) and the matching template labels unless
- * `manualSelector` is true; SetDefaults_Job (`pkg/apis/batch/v1/defaults.go`: completions and
- * parallelism 1 when both are unset, parallelism 1, backoffLimit 6, completionMode NonIndexed,
- * suspend false, podReplacementPolicy TerminatingOrFailed, the Job's labels from its
- * template's when it has none) with the pod template's defaults; ValidateJob and
- * ValidateJobUpdate (`pkg/apis/batch/validation/validation.go`): restartPolicy OnFailure or
- * Never, a matching selector, non-negative counts, an immutable selector and template.
+ * batch/v1 Jobs (`pkg/registry/batch/job/strategy.go`, generateSelector): SetDefaults_Job
+ * (`pkg/apis/batch/v1/defaults.go`) with the pod template's defaults, and ValidateJob /
+ * ValidateJobUpdate (`pkg/apis/batch/validation/validation.go`).
+ *
+ * @kind Job
+ * @defaults generated selector (`batch.kubernetes.io/controller-uid`) and template labels
+ * (controller-uid and job-name, also in their legacy forms) on create unless manualSelector;
+ * completions and parallelism 1 when both are unset, parallelism 1, backoffLimit 6,
+ * completionMode NonIndexed, suspend false, podReplacementPolicy TerminatingOrFailed (Failed
+ * with a podFailurePolicy), the Job's labels from its template's when it has none; pod-template
+ * defaults
+ * @validation restartPolicy OnFailure or Never; selector a valid label selector (as Deployment;
+ * empty allowed) matching the template; counts (parallelism, completions, backoffLimit,
+ * activeDeadlineSeconds) ≥ 0; containers as Pod
+ * @update same checks; selector and template immutable
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldInvalid, deepEqual } from "kubekit/apimachinery";
-import { jobPrinter } from "../builtin-table-printers.js";
-import { selectableFields } from "../resource-policy.js";
+import { jobPrinter } from "../table/builtin-table-printers.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { defaultTemplateOf, objectAt } from "./pod-spec.js";
 import { validateSelectorUnchanged, validateWorkloadSpec } from "./workload.js";

@@ -1,15 +1,7 @@
 import type { FieldError, JsonObject } from "kubekit";
-import type { TablePrinter } from "../builtin-table-printers.js";
-import type { ResourcePolicy } from "../resource-policy.js";
-import type { ServerBehaviour, ServerContext } from "../server-context.js";
-import type { Storage } from "../storage.js";
-import type { VerbRequest } from "../verb-request.js";
-
-/** The handlers of one subresource a kind serves beyond status and scale, by verb. */
-export interface SubresourceHandlers {
-  readonly get?: (request: VerbRequest) => void | Promise<void>;
-  readonly create?: (request: VerbRequest) => void | Promise<void>;
-}
+import type { TablePrinter } from "../table/builtin-table-printers.js";
+import type { ResourcePolicy } from "../registry/resource-policy.js";
+import type { ServerBehaviour } from "../server/server-behaviour.js";
 
 /**
  * What a kind does on delete instead of (or before) the generic finalizer path: `terminate`
@@ -21,6 +13,11 @@ export interface DeleteDecision {
   readonly terminate?: JsonObject;
   readonly addFinalizers?: readonly string[];
   readonly status?: JsonObject;
+}
+
+/** Read access to the stored objects: `get(storageId, key)`, as the server's storage answers it. */
+export interface StoredObjectReader {
+  get(storageId: string, key: string): JsonObject | undefined;
 }
 
 /** The facts about a delete a strategy may need. */
@@ -35,60 +32,85 @@ export interface DeleteContext {
   /** The server's behaviour switches. */
   readonly behaviour: ServerBehaviour;
   /** The stored objects, to read (e.g. whether a pod's node exists). */
-  readonly storage: Pick<Storage, "get">;
+  readonly storage: StoredObjectReader;
 }
 
 /**
- * One kind's rules on the write path, as kube-apiserver's per-resource REST strategies
+ * The rules of a write to the `status` subresource (kube's `<kind>StatusStrategy`). The
+ * generic path already keeps everything but `status` from the stored object; a kind adds
+ * these only for status rules of its own.
+ */
+export interface StatusStrategy {
+  /**
+   * Keeps or resets status fields a status write must not set (kube's status
+   * `PrepareForUpdate`). Must not mutate `next` or `old`: returns a new object (or `next`
+   * unchanged). Runs before {@link KindStrategy.applyDefaults}.
+   */
+  readonly prepareForUpdate?: (next: JsonObject, old: JsonObject) => JsonObject;
+  /**
+   * Field errors of a status write (kube's status `ValidateUpdate`). Must not mutate; runs
+   * after defaulting and normalization, on the object that would be stored.
+   */
+  readonly validateUpdate?: (next: JsonObject, old: JsonObject) => FieldError[];
+}
+
+/**
+ * One kind's pure rules on the write path, as kube-apiserver's per-resource REST strategies
  * (`pkg/registry/<group>/<resource>/strategy.go`) and defaulting functions
- * (`pkg/apis/<group>/v1/defaults.go`) hold them. Every hook is optional: the generic path
- * (`resource-operations.ts`) runs the metadata rules, generation, managedFields and the
- * status/spec split of every kind, and calls these for what is special.
+ * (`pkg/apis/<group>/v1/defaults.go`) hold them. Every hook is optional: the generic store
+ * (`store/`) runs the metadata rules, generation, managedFields and the status/spec split of
+ * every kind, and calls these for what is special. What is not a rule on objects (the
+ * subresources a kind serves, create-only virtual resources, clean-up after a removal) is
+ * wired per resource at the endpoint layer (`endpoints/resource-endpoints.ts`).
  *
  * Objects are wire JSON and never mutated: every hook returns a new object (or its input
- * unchanged).
+ * unchanged), and reads nothing but its arguments.
  */
 export interface KindStrategy {
   /**
    * The generic store's switches for this kind (generation tracking, create on update,
    * unconditional update, what DELETE answers, the name rule, selectable fields); the ones
-   * left out take the generic store's defaults (`resource-policy.ts`).
+   * left out take the generic store's defaults (`registry/resource-policy.ts`).
    */
   readonly policy?: Partial<ResourcePolicy>;
   /**
    * Server-set fields on create (kube's `PrepareForCreate`): an initial status, allocated
    * values (a Service's clusterIP), write-only fields folded away (a Secret's stringData).
-   * Runs before {@link applyDefaults}.
+   * Must not mutate `obj`. Runs after the generic metadata rules (the final name is set) and
+   * before {@link applyDefaults}.
    */
   readonly prepareForCreate?: (obj: JsonObject) => JsonObject;
   /**
    * The update counterpart (kube's `PrepareForUpdate`): keeps what a client cannot change
-   * (allocated values missing from the new object), folds write-only fields. Runs before
-   * {@link applyDefaults}; not for status writes.
+   * (allocated values missing from the new object), folds write-only fields. Must not mutate
+   * `next` or `old`. Runs before {@link applyDefaults}; not for status writes (see
+   * {@link status}).
    */
   readonly prepareForUpdate?: (next: JsonObject, old: JsonObject) => JsonObject;
-  /** Defaulting applied on every write, as kube's SetDefaults on each decode. */
+  /**
+   * Defaulting applied on every write, as kube's SetDefaults on each decode. Must not mutate
+   * `obj`; runs after the prepare hook of the write and before validation.
+   */
   readonly applyDefaults?: (obj: JsonObject) => JsonObject;
-  /** Field errors of a new object (kube's `Validate`); metadata is checked by the generic path. */
+  /**
+   * Field errors of a new object (kube's `Validate`); metadata is checked by the generic path.
+   * Must not mutate; runs after defaulting, on the object that would be stored.
+   */
   readonly validateCreate?: (obj: JsonObject) => FieldError[];
   /**
    * Field errors of an update, immutable fields included (kube's `ValidateUpdate`); not for
-   * status writes.
+   * status writes. Must not mutate; runs after defaulting, on the object that would be
+   * stored, with the stored object as `old`.
    */
   readonly validateUpdate?: (next: JsonObject, old: JsonObject) => FieldError[];
+  /** The rules of writes to the `status` subresource, for a kind that has its own. */
+  readonly status?: StatusStrategy;
   /** `kubectl get` columns; the default Name / Created At table when absent. */
   readonly printer?: TablePrinter;
   /**
-   * Answers POST on the collection of a create-only virtual resource (the access reviews,
-   * SelfSubjectReview) in place of the storage path: nothing is stored, listed or watched, and
-   * none of the generic write rules (names, generateName, namespace admission) apply unless
-   * the handler applies them, as kube-apiserver's own `rest.Creater`s for those resources do.
+   * Kind-specific delete behaviour, after the delete preconditions passed; may throw (a
+   * protected Namespace is Forbidden). Must not mutate `existing`; reads storage only
+   * through `context.storage`.
    */
-  readonly virtualCreate?: (request: VerbRequest) => Promise<void>;
-  /** Subresources served by this kind's own handlers (pods/log, serviceaccounts/token, …). */
-  readonly subresources?: Readonly<Record<string, SubresourceHandlers>>;
-  /** Kind-specific delete behaviour; may throw (a protected Namespace is Forbidden). */
   readonly beforeDelete?: (existing: JsonObject, context: DeleteContext) => DeleteDecision;
-  /** Called after an object of the kind is removed from storage (pods forget their logs). */
-  readonly afterRemoved?: (obj: JsonObject, ctx: ServerContext) => void;
 }

@@ -1,11 +1,14 @@
 /**
  * coordination.k8s.io/v1 Leases (`pkg/registry/coordination/lease/strategy.go`): their printer,
- * create on update, and ValidateLeaseSpec (`pkg/apis/coordination/validation/validation.go`):
- * `leaseDurationSeconds` greater than 0 and `leaseTransitions` not negative when set.
+ * create on update, and ValidateLeaseSpec (`pkg/apis/coordination/validation/validation.go`).
+ *
+ * @kind Lease
+ * @validation leaseDurationSeconds > 0, leaseTransitions ≥ 0
+ * @update same checks; a PUT on a missing Lease creates it; an update needs a resourceVersion
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldInvalid } from "kubekit/apimachinery";
-import { leasePrinter } from "../builtin-table-printers.js";
+import { leasePrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 import { validateNonNegative } from "./workload.js";

@@ -1,13 +1,17 @@
 /**
  * core/v1 Namespaces (`pkg/registry/core/namespace/strategy.go` and
- * `pkg/registry/core/namespace/storage/storage.go`): created Active with the `kubernetes`
- * finalizer and the `kubernetes.io/metadata.name` label (SetDefaults_Namespace, kept on every
- * write); deleting one marks it Terminating for the namespace controller to empty, and
- * `default`, `kube-system` and `kube-public` cannot be deleted.
+ * `pkg/registry/core/namespace/storage/storage.go`), SetDefaults_Namespace kept on every write;
+ * the namespace controller empties a Terminating namespace.
+ *
+ * @kind Namespace
+ * @defaults `kubernetes.io/metadata.name` label, finalizer kubernetes, status Active
+ * @validation name DNS-1123 label
+ * @delete → Terminating (deletionTimestamp set, kept); default, kube-system, kube-public cannot
+ * be deleted (403 Forbidden)
  */
 import { type JsonObject, newForbidden } from "kubekit";
-import { namespacePrinter } from "../builtin-table-printers.js";
-import { selectableFields } from "../resource-policy.js";
+import { namespacePrinter } from "../table/builtin-table-printers.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 

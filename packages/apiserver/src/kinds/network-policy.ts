@@ -1,15 +1,16 @@
 /**
  * networking.k8s.io/v1 NetworkPolicies (`pkg/registry/networking/networkpolicy/strategy.go`):
- * generation tracked; SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort
- * (`pkg/apis/networking/v1/defaults.go`: policyTypes Ingress, plus Egress when egress rules
- * exist; port protocol TCP); and ValidateNetworkPolicySpec's port and policyTypes rules
- * (`pkg/apis/networking/validation/validation.go`): protocol TCP/UDP/SCTP, a numeric port
- * 1-65535 with an endPort not below it, a named port an IANA service name without endPort,
- * no endPort without port, at most two policyTypes among Ingress and Egress; `podSelector`
- * and each peer's `podSelector` and `namespaceSelector` valid label selectors; each peer with
- * at least one of them, an `ipBlock` alone, its `cidr` required and a valid CIDR, each
- * `except` a valid CIDR strictly inside it. An update may keep invalid label values the stored
- * `podSelector` already had.
+ * SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort
+ * (`pkg/apis/networking/v1/defaults.go`) and ValidateNetworkPolicySpec
+ * (`pkg/apis/networking/validation/validation.go`; ValidationOptionsForNetworking on update).
+ *
+ * @kind NetworkPolicy
+ * @defaults port protocol TCP; policyTypes Ingress (+ Egress with egress rules)
+ * @validation port protocol TCP/UDP/SCTP; port 1–65535 or IANA name; endPort rules (≥ port,
+ * only with a numeric port); at most two policyTypes, Ingress or Egress; podSelector and peer
+ * pod/namespace selectors valid label selectors; a peer required, an ipBlock alone, its cidr
+ * required and a valid CIDR, except entries valid CIDRs strictly inside it
+ * @update same checks; invalid label values the stored podSelector had may stay
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import {

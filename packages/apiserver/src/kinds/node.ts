@@ -1,13 +1,16 @@
 /**
  * core/v1 Nodes (`pkg/registry/core/node/strategy.go`): v1's `podCIDR` and `podCIDRs` kept in
  * step as the internal type's single `podCIDRs` makes them (`pkg/apis/core/v1/conversion.go`
- * Convert_v1_NodeSpec_To_core_NodeSpec and back: `podCIDRs` wins when set, `podCIDR` is its
- * first entry), and ValidateNode / ValidateNodeUpdate (`pkg/apis/core/validation/validation.go`)
- * on spec writes: taints (reported under `metadata.taints`, as kube does) with a qualified-name
- * key, a label-value value, a supported effect, unique by key and effect; `podCIDRs` valid
- * CIDRs, at most one per IP family, no duplicates; on update, the same and `podCIDRs` and
- * `providerID` immutable once set, `externalID` immutable. Status (capacity, addresses) and
- * the taint and avoid-pods annotations are not checked.
+ * Convert_v1_NodeSpec_To_core_NodeSpec and back), and ValidateNode / ValidateNodeUpdate
+ * (`pkg/apis/core/validation/validation.go`) on spec writes. Status (capacity, addresses) and the
+ * taint and avoid-pods annotations are not checked.
+ *
+ * @kind Node
+ * @defaults podCIDR and podCIDRs kept in step (podCIDRs wins, podCIDR its first entry)
+ * @validation taints (reported at metadata.taints, as kube does): key a qualified name, value a
+ * label value, effect NoSchedule, PreferNoSchedule or NoExecute, unique by key and effect;
+ * podCIDRs valid CIDRs, at most one per IP family, no duplicates
+ * @update same checks; podCIDRs and providerID immutable once set; externalID immutable
  */
 import type { FieldError, JsonObject } from "kubekit";
 import {
@@ -22,8 +25,8 @@ import {
   isQualifiedName,
   isValidLabelValue,
 } from "kubekit/apimachinery";
-import { nodePrinter } from "../builtin-table-printers.js";
-import { selectableFields } from "../resource-policy.js";
+import { nodePrinter } from "../table/builtin-table-printers.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import { cidrErrors, parseCidr } from "./cidr.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";

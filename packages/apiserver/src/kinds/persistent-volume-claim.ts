@@ -1,14 +1,18 @@
 /**
  * core/v1 PersistentVolumeClaims (`pkg/registry/core/persistentvolumeclaim/strategy.go`):
- * created Pending; SetDefaults_PersistentVolumeClaimSpec (`pkg/apis/core/v1/defaults.go`:
- * volumeMode Filesystem); ValidatePersistentVolumeClaim and its Update
- * (`pkg/apis/core/validation/validation.go`): access modes and a storage request required,
- * and a spec that stays as created except its requests, volumeAttributesClassName and the
- * volumeName a binding sets.
+ * SetDefaults_PersistentVolumeClaimSpec (`pkg/apis/core/v1/defaults.go`) and
+ * ValidatePersistentVolumeClaim / ValidatePersistentVolumeClaimUpdate
+ * (`pkg/apis/core/validation/validation.go`).
+ *
+ * @kind PersistentVolumeClaim
+ * @defaults volumeMode Filesystem; status Pending on create
+ * @validation accessModes and storage request (unless a dataSourceRef) required
+ * @update same checks; spec immutable except requests, volumeAttributesClassName, volumeName
+ * (while empty: a binding sets it)
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldForbidden, fieldRequired, deepEqual } from "kubekit/apimachinery";
-import { persistentVolumeClaimPrinter } from "../builtin-table-printers.js";
+import { persistentVolumeClaimPrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 

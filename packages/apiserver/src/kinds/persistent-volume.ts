@@ -1,4 +1,9 @@
-/** core/v1 PersistentVolumes: DELETE answers with the object. */
+/**
+ * core/v1 PersistentVolumes.
+ *
+ * @kind PersistentVolume
+ * @delete DELETE answers with the object
+ */
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** The PersistentVolume strategy. */

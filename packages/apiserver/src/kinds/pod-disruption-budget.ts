@@ -1,9 +1,14 @@
 /**
- * policy/v1 PodDisruptionBudgets (`pkg/registry/policy/poddisruptionbudget/strategy.go`):
- * generation tracked, names are path segments, and ValidatePodDisruptionBudgetSpec
- * (`pkg/apis/policy/validation/validation.go`): `minAvailable` and `maxUnavailable` never
- * both set, each a non-negative integer or a percentage of at most 100%, and a supported
- * `unhealthyPodEvictionPolicy`. The spec may change on update (policy/v1).
+ * policy/v1 PodDisruptionBudgets (`pkg/registry/policy/poddisruptionbudget/strategy.go`) and
+ * ValidatePodDisruptionBudgetSpec (`pkg/apis/policy/validation/validation.go`; apps validation's
+ * ValidatePositiveIntOrPercent and IsNotMoreThan100Percent). The spec may change on update
+ * (policy/v1).
+ *
+ * @kind PodDisruptionBudget
+ * @validation name a path segment; minAvailable and maxUnavailable not both set; each an
+ * integer ≥ 0 or a percent ≤ 100%; unhealthyPodEvictionPolicy supported (AlwaysAllow,
+ * IfHealthyBudget)
+ * @update same checks
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import { fieldInvalid, fieldNotSupported, isValidPercent } from "kubekit/apimachinery";

@@ -1,16 +1,31 @@
 /**
- * Pods (`pkg/registry/core/pod/strategy.go`): created Pending with a BestEffort QoS class;
- * defaulted by SetDefaults_Pod and SetDefaults_PodSpec (`pkg/apis/core/v1/defaults.go`);
- * validated by ValidatePodCreate / ValidatePodUpdate
- * (`pkg/apis/core/validation/validation.go`), whose update rule leaves only a few spec
- * fields mutable; served with the log, eviction and binding subresources.
+ * core/v1 Pods (`pkg/registry/core/pod/strategy.go`), defaulted by SetDefaults_Pod and
+ * SetDefaults_PodSpec (`pkg/apis/core/v1/defaults.go`; the PodSpec part in `pod-spec.ts`) and
+ * validated by ValidatePodCreate / ValidatePodUpdate (`pkg/apis/core/validation/validation.go`),
+ * whose update rule leaves only a few spec fields mutable; served with the log, eviction and
+ * binding subresources.
+ *
+ * @kind Pod
+ * @defaults restartPolicy Always, dnsPolicy ClusterFirst, terminationGracePeriodSeconds 30,
+ * schedulerName default-scheduler, securityContext {}, enableServiceLinks true; containers:
+ * imagePullPolicy by tag (Always for `:latest` or no tag, else IfNotPresent),
+ * terminationMessagePath /dev/termination-log, terminationMessagePolicy File, port protocol TCP;
+ * status Pending with qosClass BestEffort on create
+ * @validation containers required; names (of init containers too) required, DNS-1123 label,
+ * unique; image required, without leading or trailing whitespace; supported imagePullPolicy,
+ * restartPolicy, dnsPolicy; containerPort required and 1–65535, hostPort range, protocol SCTP, TCP
+ * or UDP, unique IANA port names
+ * @update spec immutable except images, activeDeadlineSeconds, added tolerations, and a negative
+ * terminationGracePeriodSeconds set to 1; binding sets nodeName
+ * @delete graceful: kept with deletionTimestamp now + the grace period (DeleteOptions'
+ * gracePeriodSeconds, else terminationGracePeriodSeconds) for the kubelet to remove; removed at
+ * once when not bound to a node, bound to a Node that does not exist, or Succeeded / Failed; a
+ * later delete may only shorten a pending period
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldForbidden, deepEqual, formatTime } from "kubekit/apimachinery";
-import { podPrinter } from "../builtin-table-printers.js";
-import { handleBinding, handleEviction, handlePodLog } from "../pod-subresources.js";
-import { handleUpgradeRequired } from "../pod-stream-target.js";
-import { selectableFields, valueAt } from "../resource-policy.js";
+import { podPrinter } from "../table/builtin-table-printers.js";
+import { selectableFields, valueAt } from "../registry/resource-policy.js";
 import type { DeleteContext, DeleteDecision, KindStrategy } from "./kind-strategy.js";
 import { NODE_STORAGE_ID } from "./node.js";
 import { defaultPodSpec, objectAt, validatePodSpec } from "./pod-spec.js";
@@ -145,17 +160,4 @@ export const podStrategy: KindStrategy = {
   ],
   printer: podPrinter,
   beforeDelete: gracefulDelete,
-  subresources: {
-    log: { get: handlePodLog },
-    eviction: { create: handleEviction },
-    binding: { create: handleBinding },
-    // Streaming subresources answer plain requests here; upgrades go to upgrade-handler.ts.
-    exec: { get: handleUpgradeRequired, create: handleUpgradeRequired },
-    attach: { get: handleUpgradeRequired, create: handleUpgradeRequired },
-    portforward: { get: handleUpgradeRequired, create: handleUpgradeRequired },
-  },
-  afterRemoved: (obj, ctx) => {
-    const meta = objectAt(obj, "metadata");
-    ctx.podLogs.forget(String(meta["namespace"]), String(meta["name"]));
-  },
 };

@@ -1,11 +1,15 @@
 /**
- * apps/v1 ReplicaSets (`pkg/registry/apps/replicaset/strategy.go`): replicas default 1,
- * the workload selector and template rules with restartPolicy Always only, and an immutable
- * selector (`pkg/apis/apps/validation/validation.go` ValidateReplicaSet*; its empty-selector
- * message names "deployment" as kube's does).
+ * apps/v1 ReplicaSets (`pkg/registry/apps/replicaset/strategy.go`;
+ * `pkg/apis/apps/validation/validation.go` ValidateReplicaSet*, whose empty-selector message names
+ * "deployment" as kube's does); `status.replicas` is a selectable field.
+ *
+ * @kind ReplicaSet
+ * @defaults replicas 1, pod-template defaults
+ * @validation as Deployment
+ * @update same checks; selector immutable
  */
-import { replicaSetPrinter } from "../builtin-table-printers.js";
-import { selectableFields } from "../resource-policy.js";
+import { replicaSetPrinter } from "../table/builtin-table-printers.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import {
   defaultReplicas,

@@ -1,4 +1,12 @@
-/** rbac.authorization.k8s.io/v1 Roles (`pkg/apis/rbac/validation/validation.go`): names are path segments; rules: verbs, api groups and resources required, no non-resource URLs. */
+/**
+ * rbac.authorization.k8s.io/v1 Roles (`pkg/apis/rbac/validation/validation.go` ValidateRole; the
+ * rules shared with ClusterRoles in `rbac-rules.ts`).
+ *
+ * @kind Role
+ * @validation name a path segment; rules: verbs, api groups and resources required, no
+ * non-resource URLs
+ * @update same checks
+ */
 import type { KindStrategy } from "./kind-strategy.js";
 import { validatePolicyRules } from "./rbac-rules.js";
 

@@ -1,20 +1,25 @@
 /**
- * core/v1 Secrets (`pkg/registry/core/secret/strategy.go`): `stringData` is write-only, merged
- * into `data` as base64 (its entries win) and never stored (`pkg/apis/core/v1/conversion.go`);
- * type defaults to Opaque (`pkg/apis/core/v1/defaults.go`); ValidateSecret and
- * ValidateSecretUpdate (`pkg/apis/core/validation/validation.go`): valid keys, at most 1 MiB
- * of data, the keys a typed Secret requires, an immutable type and `immutable`.
+ * core/v1 Secrets (`pkg/registry/core/secret/strategy.go`): the write-only `stringData`
+ * (`pkg/apis/core/v1/conversion.go`), the type default (`pkg/apis/core/v1/defaults.go`), and
+ * ValidateSecret / ValidateSecretUpdate (`pkg/apis/core/validation/validation.go`), with the data
+ * rules shared with ConfigMaps (`config-data.ts`).
+ *
+ * @kind Secret
+ * @defaults type Opaque; `stringData` merged into `data` (base64, its entries win), never stored
+ * @validation key format; data valid base64 (400); ≤ 1 MiB; required keys of the tls (tls.crt,
+ * tls.key), dockercfg, dockerconfigjson and ssh-auth types
+ * @update same checks; type immutable; data frozen when `immutable`, which stays true
  */
 import type { FieldError, JsonObject } from "kubekit";
 import { fieldInvalid, fieldRequired, deepEqual, isJsonObject } from "kubekit/apimachinery";
-import { secretPrinter } from "../builtin-table-printers.js";
+import { secretPrinter } from "../table/builtin-table-printers.js";
 import {
   dataSize,
   validateDataKeys,
   validateDataSize,
   validateImmutableData,
 } from "./config-data.js";
-import { selectableFields } from "../resource-policy.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 

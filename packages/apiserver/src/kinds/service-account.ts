@@ -1,6 +1,10 @@
-/** core/v1 ServiceAccounts: their printer and the `token` subresource (TokenRequest). */
-import { serviceAccountPrinter } from "../builtin-table-printers.js";
-import { handleTokenRequest } from "../pod-subresources.js";
+/**
+ * core/v1 ServiceAccounts: their printer and the `token` subresource (TokenRequest).
+ *
+ * @kind ServiceAccount
+ * @validation name DNS-1123 subdomain
+ */
+import { serviceAccountPrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** The storage id of core/v1 ServiceAccounts. */
@@ -10,5 +14,4 @@ export const SERVICE_ACCOUNT_STORAGE_ID = "/serviceaccounts";
 export const serviceAccountStrategy: KindStrategy = {
   policy: { deleteReturnsObject: true },
   printer: serviceAccountPrinter,
-  subresources: { token: { create: handleTokenRequest } },
 };

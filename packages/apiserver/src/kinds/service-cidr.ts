@@ -1,4 +1,9 @@
-/** networking.k8s.io/v1 ServiceCIDRs (`pkg/registry/networking/servicecidr/strategy.go`): generation tracked. */
+/**
+ * networking.k8s.io/v1 ServiceCIDRs (`pkg/registry/networking/servicecidr/strategy.go`).
+ *
+ * @kind ServiceCIDR
+ * @update metadata.generation bumped on spec changes
+ */
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** The ServiceCIDR strategy. */

@@ -1,12 +1,20 @@
 /**
  * core/v1 Services (`pkg/registry/core/service/strategy.go` and its REST allocator
- * `pkg/registry/core/service/storage/alloc.go`): SetDefaults_Service
- * (`pkg/apis/core/v1/defaults.go`: type ClusterIP, sessionAffinity None, port protocol TCP,
- * targetPort = port, internalTrafficPolicy Cluster), ipFamilies [IPv4] with ipFamilyPolicy
- * SingleStack, a clusterIP (and nodePorts for NodePort and LoadBalancer Services) allocated on
- * create and kept on every update and patch that leaves them out (`patchAllocatedValues`),
- * and the part of ValidateService / ValidateServiceUpdate
- * (`pkg/apis/core/validation/validation.go`) the embedded server enforces.
+ * `pkg/registry/core/service/storage/alloc.go`, whose `patchAllocatedValues` keeps what was
+ * allocated): SetDefaults_Service (`pkg/apis/core/v1/defaults.go`) and the part of ValidateService
+ * / ValidateServiceUpdate (`pkg/apis/core/validation/validation.go`) the embedded server enforces.
+ *
+ * @kind Service
+ * @defaults type ClusterIP, sessionAffinity None (sessionAffinityConfig dropped), protocol TCP,
+ * targetPort = port, traffic policies (internal Cluster; external Cluster for NodePort and
+ * LoadBalancer), ipFamilies [IPv4] SingleStack; clusterIP(s) and nodePorts (30000–32767) allocated,
+ * status.loadBalancer {} on create
+ * @validation name a DNS-1035 label; supported type and sessionAffinity; externalName required
+ * for ExternalName; ports required (but headless/ExternalName), port 1–65535, names required
+ * when several, DNS-1123 labels and unique, protocol, targetPort 1–65535 or an IANA port name;
+ * nodePort only for NodePort/LoadBalancer
+ * @update same checks; clusterIP(s), ipFamilies, ipFamilyPolicy, nodePorts kept across update,
+ * every patch type and server-side apply; a changed clusterIP is rejected
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import {
@@ -18,8 +26,8 @@ import {
   isDns1123Label,
   isValidPortName,
 } from "kubekit/apimachinery";
-import { servicePrinter } from "../builtin-table-printers.js";
-import { selectableFields } from "../resource-policy.js";
+import { servicePrinter } from "../table/builtin-table-printers.js";
+import { selectableFields } from "../registry/resource-policy.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 

@@ -1,14 +1,23 @@
 /**
  * apps/v1 StatefulSets (`pkg/registry/apps/statefulset/strategy.go`): SetDefaults_StatefulSet
- * (`pkg/apis/apps/v1/defaults.go`: replicas 1, podManagementPolicy OrderedReady,
- * updateStrategy RollingUpdate with partition 0, revisionHistoryLimit 10, PVC retention
- * Retain/Retain, volumeClaimTemplates defaulted as claims), and ValidateStatefulSetSpec / ValidateStatefulSetUpdate
- * (`pkg/apis/apps/validation/validation.go`): names are DNS-1123 labels (they become pod
- * hostnames), podManagementPolicy and updateStrategy supported, a non-negative partition,
- * `serviceName` optional but a DNS-1123 label when set, the workload selector and template
- * rules with restartPolicy Always only and no activeDeadlineSeconds, and on update a spec
- * whose fields other than the mutable ones (MUTABLE_SPEC_FIELDS) never change, compared
- * as apimachinery's semantic equality does (empty and absent values alike).
+ * (`pkg/apis/apps/v1/defaults.go`, volumeClaimTemplates defaulted as claims) and
+ * ValidateStatefulSetSpec / ValidateStatefulSetUpdate (`pkg/apis/apps/validation/validation.go`).
+ * Names are DNS-1123 labels (they become pod hostnames). On update the spec without its mutable
+ * fields (MUTABLE_SPEC_FIELDS) is compared as apimachinery's semantic equality does (empty and
+ * absent values alike).
+ *
+ * @kind StatefulSet
+ * @defaults replicas 1, podManagementPolicy OrderedReady, updateStrategy RollingUpdate (partition
+ * 0), revisionHistoryLimit 10, PVC retention Retain/Retain, volumeClaimTemplates volumeMode
+ * Filesystem and phase Pending, pod-template defaults
+ * @validation name DNS-1123 label; selector required, a valid label selector (as Deployment; an
+ * unconvertible one `spec.selector: Invalid value` without detail), non-empty, matching the
+ * template labels; replicas, partition, minReadySeconds, revisionHistoryLimit ≥ 0;
+ * podManagementPolicy and updateStrategy supported (rollingUpdate only with RollingUpdate);
+ * serviceName a DNS-1123 label when set; template as Pod with restartPolicy Always and no
+ * activeDeadlineSeconds
+ * @update same checks; spec Forbidden except replicas, ordinals, template, updateStrategy,
+ * revisionHistoryLimit, persistentVolumeClaimRetentionPolicy, minReadySeconds
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import {
@@ -19,7 +28,7 @@ import {
   isJsonObject,
   isDns1123Label,
 } from "kubekit/apimachinery";
-import { statefulSetPrinter } from "../builtin-table-printers.js";
+import { statefulSetPrinter } from "../table/builtin-table-printers.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { defaultClaim } from "./persistent-volume-claim.js";
 import { objectAt } from "./pod-spec.js";

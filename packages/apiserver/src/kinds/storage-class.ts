@@ -1,4 +1,9 @@
-/** storage.k8s.io/v1 StorageClasses: DELETE answers with the object. */
+/**
+ * storage.k8s.io/v1 StorageClasses.
+ *
+ * @kind StorageClass
+ * @delete DELETE answers with the object
+ */
 import type { KindStrategy } from "./kind-strategy.js";
 
 /** The StorageClass strategy. */

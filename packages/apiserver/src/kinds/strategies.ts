@@ -46,57 +46,48 @@ import {
   subjectAccessReviewStrategy,
 } from "./subject-access-review.js";
 
-/**
- * Built on first use: the strategies import the verb handlers of their subresources, which
- * import the write path, which imports this module, so the table cannot be built while the
- * modules are still loading.
- */
-let byResource: ReadonlyMap<string, KindStrategy> | undefined;
-
-function table(): ReadonlyMap<string, KindStrategy> {
-  byResource ??= new Map([
-    [POD_STORAGE_ID, podStrategy],
-    ["/services", serviceStrategy],
-    ["/secrets", secretStrategy],
-    ["/configmaps", configMapStrategy],
-    [NAMESPACE_STORAGE_ID, namespaceStrategy],
-    [SERVICE_ACCOUNT_STORAGE_ID, serviceAccountStrategy],
-    [NODE_STORAGE_ID, nodeStrategy],
-    ["/persistentvolumeclaims", persistentVolumeClaimStrategy],
-    [EVENT_STORAGE_ID, coreEventStrategy],
-    ["events.k8s.io/events", eventsApiEventStrategy],
-    [DEPLOYMENT_STORAGE_ID, deploymentStrategy],
-    ["apps/replicasets", replicaSetStrategy],
-    ["apps/statefulsets", statefulSetStrategy],
-    ["apps/daemonsets", daemonSetStrategy],
-    ["batch/jobs", jobStrategy],
-    ["batch/cronjobs", cronJobStrategy],
-    ["coordination.k8s.io/leases", leaseStrategy],
-    [CRD_STORAGE_ID, customResourceDefinitionStrategy],
-    ["/replicationcontrollers", replicationControllerStrategy],
-    ["autoscaling/horizontalpodautoscalers", horizontalPodAutoscalerStrategy],
-    ["policy/poddisruptionbudgets", podDisruptionBudgetStrategy],
-    ["networking.k8s.io/ingresses", ingressStrategy],
-    ["networking.k8s.io/networkpolicies", networkPolicyStrategy],
-    ["networking.k8s.io/servicecidrs", serviceCidrStrategy],
-    ["admissionregistration.k8s.io/validatingadmissionpolicies", validatingAdmissionPolicyStrategy],
-    ["/endpoints", endpointsStrategy],
-    ["discovery.k8s.io/endpointslices", endpointSliceStrategy],
-    ["/persistentvolumes", persistentVolumeStrategy],
-    ["storage.k8s.io/storageclasses", storageClassStrategy],
-    ["rbac.authorization.k8s.io/roles", roleStrategy],
-    ["rbac.authorization.k8s.io/clusterroles", clusterRoleStrategy],
-    ["rbac.authorization.k8s.io/rolebindings", roleBindingStrategy],
-    ["rbac.authorization.k8s.io/clusterrolebindings", clusterRoleBindingStrategy],
-    ["certificates.k8s.io/certificatesigningrequests", certificateSigningRequestStrategy],
-    ["authorization.k8s.io/selfsubjectaccessreviews", selfSubjectAccessReviewStrategy],
-    ["authorization.k8s.io/subjectaccessreviews", subjectAccessReviewStrategy],
-    ["authorization.k8s.io/localsubjectaccessreviews", localSubjectAccessReviewStrategy],
-    ["authorization.k8s.io/selfsubjectrulesreviews", selfSubjectRulesReviewStrategy],
-    ["authentication.k8s.io/selfsubjectreviews", selfSubjectReviewStrategy],
-  ]);
-  return byResource;
-}
+/** By `group/plural`. */
+const BY_RESOURCE: ReadonlyMap<string, KindStrategy> = new Map([
+  [POD_STORAGE_ID, podStrategy],
+  ["/services", serviceStrategy],
+  ["/secrets", secretStrategy],
+  ["/configmaps", configMapStrategy],
+  [NAMESPACE_STORAGE_ID, namespaceStrategy],
+  [SERVICE_ACCOUNT_STORAGE_ID, serviceAccountStrategy],
+  [NODE_STORAGE_ID, nodeStrategy],
+  ["/persistentvolumeclaims", persistentVolumeClaimStrategy],
+  [EVENT_STORAGE_ID, coreEventStrategy],
+  ["events.k8s.io/events", eventsApiEventStrategy],
+  [DEPLOYMENT_STORAGE_ID, deploymentStrategy],
+  ["apps/replicasets", replicaSetStrategy],
+  ["apps/statefulsets", statefulSetStrategy],
+  ["apps/daemonsets", daemonSetStrategy],
+  ["batch/jobs", jobStrategy],
+  ["batch/cronjobs", cronJobStrategy],
+  ["coordination.k8s.io/leases", leaseStrategy],
+  [CRD_STORAGE_ID, customResourceDefinitionStrategy],
+  ["/replicationcontrollers", replicationControllerStrategy],
+  ["autoscaling/horizontalpodautoscalers", horizontalPodAutoscalerStrategy],
+  ["policy/poddisruptionbudgets", podDisruptionBudgetStrategy],
+  ["networking.k8s.io/ingresses", ingressStrategy],
+  ["networking.k8s.io/networkpolicies", networkPolicyStrategy],
+  ["networking.k8s.io/servicecidrs", serviceCidrStrategy],
+  ["admissionregistration.k8s.io/validatingadmissionpolicies", validatingAdmissionPolicyStrategy],
+  ["/endpoints", endpointsStrategy],
+  ["discovery.k8s.io/endpointslices", endpointSliceStrategy],
+  ["/persistentvolumes", persistentVolumeStrategy],
+  ["storage.k8s.io/storageclasses", storageClassStrategy],
+  ["rbac.authorization.k8s.io/roles", roleStrategy],
+  ["rbac.authorization.k8s.io/clusterroles", clusterRoleStrategy],
+  ["rbac.authorization.k8s.io/rolebindings", roleBindingStrategy],
+  ["rbac.authorization.k8s.io/clusterrolebindings", clusterRoleBindingStrategy],
+  ["certificates.k8s.io/certificatesigningrequests", certificateSigningRequestStrategy],
+  ["authorization.k8s.io/selfsubjectaccessreviews", selfSubjectAccessReviewStrategy],
+  ["authorization.k8s.io/subjectaccessreviews", subjectAccessReviewStrategy],
+  ["authorization.k8s.io/localsubjectaccessreviews", localSubjectAccessReviewStrategy],
+  ["authorization.k8s.io/selfsubjectrulesreviews", selfSubjectRulesReviewStrategy],
+  ["authentication.k8s.io/selfsubjectreviews", selfSubjectReviewStrategy],
+]);
 
 /**
  * The strategy of the resource `group/plural` (any served version); custom resources
@@ -108,5 +99,5 @@ export function strategyFor(resource: {
   readonly custom?: unknown;
 }): KindStrategy {
   if (resource.custom) return genericStrategy;
-  return table().get(`${resource.group}/${resource.plural}`) ?? genericStrategy;
+  return BY_RESOURCE.get(`${resource.group}/${resource.plural}`) ?? genericStrategy;
 }

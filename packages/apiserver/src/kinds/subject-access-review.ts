@@ -4,22 +4,17 @@
  * server has no authorizer, so every review is allowed, as under kube-apiserver's
  * `--authorization-mode=AlwaysAllow`; malformed specs get kube-apiserver's 422
  * (`pkg/apis/authorization/validation/validation.go`).
+ *
+ * @kind SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview
+ * @defaults status allowed, with a reason; create-only, nothing stored
+ * @validation exactly one of spec.resourceAttributes and spec.nonResourceAttributes; metadata
+ * empty (LocalSubjectAccessReview: but the namespace); SubjectAccessReview and
+ * LocalSubjectAccessReview: spec.user or spec.groups; LocalSubjectAccessReview:
+ * resourceAttributes.namespace equal to the review's, no nonResourceAttributes
  */
-import { type FieldError, type JsonObject, type JsonValue, newInvalid } from "kubekit";
-import { fieldInvalid, isJsonObject } from "kubekit/apimachinery";
-import { metaOf } from "../resource-operations.js";
-import type { VerbRequest } from "../verb-request.js";
+import type { FieldError, JsonObject, JsonValue } from "kubekit";
+import { fieldInvalid, isJsonObject, metadataOf } from "kubekit/apimachinery";
 import type { KindStrategy } from "./kind-strategy.js";
-import { readReview, reviewManagedFields, sendReview } from "./review-request.js";
-
-/**
- * The status of every access review: allowed, with a reason saying why (kube's AlwaysAllow
- * authorizer gives none; kubectl prints the reason only for a denial).
- */
-export const ALWAYS_ALLOWED_STATUS: JsonObject = Object.freeze({
-  allowed: true,
-  reason: "kubekit: no authorization is enforced, every request is allowed",
-});
 
 /** Go prints a nil pointer's bad value as the string "null" (field.Error.ErrorBody). */
 const NIL_POINTER = "null";
@@ -87,7 +82,7 @@ function metadataErrors(
   allowed: readonly string[],
   detail: string,
 ): FieldError[] {
-  const meta = metaOf(review);
+  const meta = metadataOf(review) ?? {};
   const ignored = new Set(["managedFields", ...allowed]);
   const rest = Object.entries(meta).filter(([key]) => !ignored.has(key));
   return rest.every(([, value]) => isZero(value)) ? [] : [fieldInvalid("metadata", meta, detail)];
@@ -100,7 +95,7 @@ function localErrors(review: JsonObject): FieldError[] {
   const attributes = spec["resourceAttributes"];
   if (isJsonObject(attributes)) {
     const namespace = typeof attributes["namespace"] === "string" ? attributes["namespace"] : "";
-    if (namespace !== metaOf(review)["namespace"]) {
+    if (namespace !== metadataOf(review)?.["namespace"]) {
       errors.push(
         fieldInvalid(
           "spec.resourceAttributes.namespace",
@@ -119,47 +114,26 @@ function localErrors(review: JsonObject): FieldError[] {
   return errors;
 }
 
-/** Which review: the checks differ, the answer does not. */
-type ReviewKind = "self" | "subject" | "local";
-
-/** The create handler of one access review kind: validate, then echo the review, allowed. */
-function accessReviewCreate(kind: ReviewKind): (request: VerbRequest) => Promise<void> {
-  return async (request) => {
-    const read = await readReview(request);
-    const { review } = read;
-    const spec = specOf(review);
-    const errors =
-      kind === "local"
-        ? [...specErrors(spec, true), ...localErrors(review)]
-        : [...specErrors(spec, kind === "subject"), ...metadataErrors(review, [], "must be empty")];
-    if (errors.length > 0) {
-      const { group, kind: kindName } = request.entry.info;
-      throw newInvalid({ group, kind: kindName }, "", errors);
-    }
-    sendReview(request, read, {
-      ...review,
-      metadata: {
-        ...(kind === "local" ? { namespace: request.namespace } : {}),
-        creationTimestamp: null,
-        managedFields: reviewManagedFields(request, read),
-      },
-      spec,
-      status: ALWAYS_ALLOWED_STATUS,
-    });
-  };
-}
-
-/** SelfSubjectAccessReview: may the requester do this? Always yes. */
+/** SelfSubjectAccessReview: may the requester do this? Always yes (the answer is the endpoint's). */
 export const selfSubjectAccessReviewStrategy: KindStrategy = {
-  virtualCreate: accessReviewCreate("self"),
+  validateCreate: (review) => [
+    ...specErrors(specOf(review), false),
+    ...metadataErrors(review, [], "must be empty"),
+  ],
 };
 
 /** SubjectAccessReview: may `spec.user`/`spec.groups` do this, cluster-wide? Always yes. */
 export const subjectAccessReviewStrategy: KindStrategy = {
-  virtualCreate: accessReviewCreate("subject"),
+  validateCreate: (review) => [
+    ...specErrors(specOf(review), true),
+    ...metadataErrors(review, [], "must be empty"),
+  ],
 };
 
-/** LocalSubjectAccessReview: the same, inside the request's namespace. Always yes. */
+/**
+ * LocalSubjectAccessReview: the same, inside the request's namespace. Always yes. Validated
+ * with the request's namespace already in `metadata.namespace`.
+ */
 export const localSubjectAccessReviewStrategy: KindStrategy = {
-  virtualCreate: accessReviewCreate("local"),
+  validateCreate: (review) => [...specErrors(specOf(review), true), ...localErrors(review)],
 };

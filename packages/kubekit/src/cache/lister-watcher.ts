@@ -187,7 +187,7 @@ export function listerWatcherFor<T = JsonObject>(
 /**
  * A metadata-only ListerWatcher (the metadata informer's): like {@link listerWatcherFor}
  * but asking for `PartialObjectMetadataList` on list and `PartialObjectMetadata` on watch
- * ({@link PARTIAL_OBJECT_METADATA_LIST_ACCEPT}, {@link PARTIAL_OBJECT_METADATA_ACCEPT}), so
+ * (`PARTIAL_OBJECT_METADATA_LIST_ACCEPT`, `PARTIAL_OBJECT_METADATA_ACCEPT`), so
  * items and events carry only `apiVersion: meta.k8s.io/v1`, `kind`, and `metadata`.
  * `target.accept` is ignored. A server that cannot serve metadata answers full objects
  * (the Accept headers fall back to plain JSON); those are passed through as they are.

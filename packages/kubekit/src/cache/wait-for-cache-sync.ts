@@ -7,7 +7,7 @@ export const SYNCED_POLL_PERIOD_MS = 100;
 /**
  * Something whose sync can be awaited: an informer, a handler registration, or any object
  * with `hasSynced()`. With `waitForSync` (informers and registrations have it) the wait is
- * event-driven; without it, `hasSynced()` is polled every {@link SYNCED_POLL_PERIOD_MS} ms.
+ * event-driven; without it, `hasSynced()` is polled every 100 ms (`SYNCED_POLL_PERIOD_MS`).
  */
 export interface CacheSyncSource {
   hasSynced(): boolean;

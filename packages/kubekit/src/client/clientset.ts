@@ -11,16 +11,8 @@ import { TypedClientset } from "./generated/typed-clientset.js";
 export type ClientsetOptions = RESTClientOptions;
 
 /**
- * Typed clients for every built-in resource, one property per group version:
- *
- * ```ts
- * const cs = new Clientset(restConfig);
- * await cs.coreV1.pods("default").list({ labelSelector: "app=web" });
- * await cs.coreV1.pods().listAll();                    // every namespace
- * await cs.coreV1.namespaces().create({ metadata: { name: "team-a" } });
- * await cs.appsV1.deployments("default").getScale("web");
- * for await (const line of cs.coreV1.pods("default").log("web-0", { follow: true })) {}
- * ```
+ * Typed clients for every built-in resource, one property per group version
+ * (`cs.coreV1.pods(namespace)`, `cs.appsV1.deployments(namespace)`, `cs.coreV1.namespaces()`).
  *
  * - Objects are typed with `kubernetes-types` (`Pod`, `PodList`, ...); a resource's client
  *   exposes only the verbs it serves, and a namespaced resource without a namespace only
@@ -30,6 +22,22 @@ export type ClientsetOptions = RESTClientOptions;
  *   otherwise) for the whole clientset. Accessors are cheap: they build a small client
  *   object per call and hold no connection of their own.
  * - JSON on the wire (client-go's built-in clients prefer protobuf).
+ *
+ * @example
+ * ```ts
+ * import { Clientset, KubeConfig } from "kubekit";
+ *
+ * const cs = new Clientset((await KubeConfig.load()).restConfig());
+ * await cs.coreV1.namespaces().create({ metadata: { name: "team-a" } });
+ * await cs.coreV1.configMaps("team-a").create({ metadata: { name: "cfg" }, data: { a: "1" } });
+ * const web = await cs.coreV1.pods("default").list({ labelSelector: "app=web" });
+ * const everywhere = await cs.coreV1.pods().listAll(); // every namespace, page by page
+ * console.log(web.items.length, everywhere.items.length);
+ * for await (const event of cs.coreV1.pods("default").watch()) {
+ *   console.log(event.type); // ADDED for each existing pod, then the changes
+ *   if (event.type === "DELETED") break; // leaving the loop closes the watch
+ * }
+ * ```
  */
 export class Clientset extends TypedClientset {
   /**

@@ -75,10 +75,11 @@ interface RootAnswer {
  * Asks the API server what it serves. Nothing is cached: each call sends requests (wrap it in
  * {@link MemoryCachedDiscovery} or {@link DiskCachedDiscovery} to cache).
  *
- * - `/api` and `/apis` are requested with {@link AGGREGATED_DISCOVERY_ACCEPT}; the response
- *   Content-Type alone decides the format. An aggregated answer holds every resource, so
- *   `serverGroupsAndResources()` costs exactly two requests; a legacy answer makes the client
- *   fetch `/api/v1` and each `/apis/G/V` (in parallel, at most `concurrency` at once).
+ * - `/api` and `/apis` are requested with `AGGREGATED_DISCOVERY_ACCEPT` (aggregated v2,
+ *   then v2beta1, then plain JSON); the response Content-Type alone decides the format. An
+ *   aggregated answer holds every resource, so `serverGroupsAndResources()` costs exactly
+ *   two requests; a legacy answer makes the client fetch `/api/v1` and each `/apis/G/V`
+ *   (in parallel, at most `concurrency` at once).
  * - A 404 on `/api` means the server has no core group; a 404 on `/apis` is an error.
  * - `serverResourcesForGroupVersion("v1")` answers an empty list on 404/403 (client-go's
  *   tolerance of very old servers); other group versions throw the `StatusError`.

@@ -48,19 +48,27 @@ export class DynamicResourceClient extends ResourceClient<KubeObject, KubeObject
 }
 
 /**
- * Clients for any resource, on unstructured {@link KubeObject}s:
- *
- * ```ts
- * const dc = new DynamicClient(restConfig);
- * const widgets = dc.resource({ group: "example.com", version: "v1", resource: "widgets" });
- * await widgets.namespace("default").create({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } });
- * await widgets.listAll();                       // all namespaces
- * ```
+ * Clients for any resource, custom resources included, on unstructured {@link KubeObject}s:
+ * `resource(gvr)` for cluster-wide calls, `.namespace(ns)` for one namespace.
  *
  * JSON only, as client-go's. The resource is not checked against discovery: a wrong
  * group, version or plural answers 404. Strategic merge patches are refused by the server
  * for custom resources (415). Every resource client of one DynamicClient shares its
  * RESTClient (one transport and one client-side rate limiter).
+ *
+ * @example
+ * ```ts
+ * import { DynamicClient, KubeConfig } from "kubekit";
+ *
+ * const dc = new DynamicClient((await KubeConfig.load()).restConfig());
+ * const deployments = dc.resource({ group: "apps", version: "v1", resource: "deployments" });
+ * for (const d of (await deployments.listAll()).items) {
+ *   console.log(`${d.metadata?.namespace}/${d.metadata?.name}`, d["spec"]); // every namespace
+ * }
+ * const pods = dc.resource({ group: "", version: "v1", resource: "pods" });
+ * const pod = await pods.namespace("default").get("web-0");
+ * console.log(pod.kind, pod.apiVersion); // Pod v1
+ * ```
  */
 export class DynamicClient {
   /** The RESTClient every request goes through. */

@@ -134,56 +134,58 @@ class ListeningSession implements PortForwardSession {
   readonly closed: Promise<void>;
   /** The listeners, each already accepting (connections go to {@link accept}). */
   readonly servers: Server[] = [];
-  private readonly stop = new AbortController();
-  private readonly connections = new Set<Promise<void>>();
-  private resolveClosed: () => void = () => undefined;
+  readonly #client: RESTClient;
+  readonly #namespace: string;
+  readonly #pod: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #stop = new AbortController();
+  readonly #connections = new Set<Promise<void>>();
+  #resolveClosed: () => void = () => undefined;
+  readonly #onAbort = (): void => void this.close();
 
-  constructor(
-    private readonly client: RESTClient,
-    private readonly namespace: string,
-    private readonly pod: string,
-    private readonly signal: AbortSignal | undefined,
-  ) {
-    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+  constructor(client: RESTClient, namespace: string, pod: string, signal: AbortSignal | undefined) {
+    this.#client = client;
+    this.#namespace = namespace;
+    this.#pod = pod;
+    this.#signal = signal;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
   /** Every listener is bound: reports the ports, and closes with the signal from now on. */
   start(ports: readonly ForwardedPort[]): void {
     this.ports = ports;
-    this.signal?.addEventListener("abort", this.onAbort, { once: true });
+    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
 
   close(): Promise<void> {
-    if (this.stop.signal.aborted) return this.closed;
-    this.stop.abort();
-    this.signal?.removeEventListener("abort", this.onAbort);
+    if (this.#stop.signal.aborted) return this.closed;
+    this.#stop.abort();
+    this.#signal?.removeEventListener("abort", this.#onAbort);
     void Promise.all(this.servers.map(closeServer))
-      .then(() => Promise.all(this.connections))
-      .then(() => this.resolveClosed());
+      .then(() => Promise.all(this.#connections))
+      .then(() => this.#resolveClosed());
     return this.closed;
   }
 
-  private readonly onAbort = (): void => void this.close();
-
   /** Forwards one accepted local connection (reset when the session is closing). */
   accept(socket: Socket, port: ForwardedPort): void {
-    if (this.stop.signal.aborted) {
+    if (this.#stop.signal.aborted) {
       socket.destroy();
       return;
     }
-    this.client.logger.debug(`port-forward: handling connection for ${port.local}`, {
-      namespace: this.namespace,
-      pod: this.pod,
+    this.#client.logger.debug(`port-forward: handling connection for ${port.local}`, {
+      namespace: this.#namespace,
+      pod: this.#pod,
     });
     const done = forwardLocalConnection(socket, {
-      client: this.client,
-      namespace: this.namespace,
-      pod: this.pod,
+      client: this.#client,
+      namespace: this.#namespace,
+      pod: this.#pod,
       port,
-      signal: this.stop.signal,
+      signal: this.#stop.signal,
     });
-    this.connections.add(done);
-    void done.then(() => this.connections.delete(done));
+    this.#connections.add(done);
+    void done.then(() => this.#connections.delete(done));
   }
 }
 

@@ -17,19 +17,29 @@ import { portForwardPod } from "./pod-port-forward.js";
 import type { PortForwardSpec } from "./port-forward-ports.js";
 
 /**
- * Exec, attach, cp and port-forward for the pods of one cluster (the same operations as
- * `cs.coreV1.pods(namespace).exec(pod, options)` and its siblings):
- *
- * ```ts
- * const streams = new PodStreams(clientset);            // or a RESTClient or a RestConfig
- * const session = await streams.exec("default", "web-0", { command: ["ls", "/"] });
- * session.stdout?.pipe(process.stdout);
- * const { exitCode } = await session.status;
- * await streams.copyFromPod("default", "web-0", { source: "/var/log/app", destination: "./logs" });
- * ```
+ * Exec, attach, cp and port-forward for the pods of one cluster, with client-node's
+ * `(namespace, pod, options)` signatures (the same operations as
+ * `cs.coreV1.pods(namespace).exec(pod, options)` and its siblings). Built on a Clientset, a
+ * RESTClient or a RestConfig.
  *
  * Every connection goes through the client's {@link RESTClient}: its credentials, TLS,
  * impersonation, User-Agent and rate limiter (one token per connection).
+ *
+ * @example
+ * ```ts
+ * import { mkdtemp } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { Clientset, KubeConfig, PodStreams } from "kubekit";
+ *
+ * const streams = new PodStreams(new Clientset((await KubeConfig.load()).restConfig()));
+ * const session = await streams.exec("default", "web-0", { command: ["ls", "/"] });
+ * session.stdout?.pipe(process.stdout);
+ * const { exitCode } = await session.status; // a non-zero exit code is a result, not an error
+ * console.log(`ls exited with ${exitCode}`);
+ * const logs = join(await mkdtemp(join(tmpdir(), "logs-")), "etc");
+ * await streams.copyFromPod("default", "web-0", { source: "/etc", destination: logs });
+ * ```
  */
 export class PodStreams {
   /** The client every connection is made with. */

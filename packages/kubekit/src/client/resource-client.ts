@@ -4,7 +4,8 @@
  * cluster-wide.
  */
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
-import { nameOf } from "../core/object-metadata.js";
+import { formatApiVersion } from "../core/gvk.js";
+import { metadataOf, nameOf } from "../core/object-metadata.js";
 import type { Status } from "../core/status.js";
 import { PatchTypes } from "../rest/patch-type.js";
 import type { RESTClient } from "../rest/rest-client.js";
@@ -34,12 +35,7 @@ import type {
 import type { ListAllResult } from "./list-pager.js";
 import { listAllPages, listPages } from "./list-pager.js";
 import type { ResourceTarget } from "./resource-request.js";
-import {
-  requestDeletion,
-  requestObject,
-  targetApiVersion,
-  targetRequest,
-} from "./resource-request.js";
+import { requestDeletion, requestObject, targetRequest } from "./resource-request.js";
 
 /**
  * The body of a server-side apply of `configuration`, after client-go's checks.
@@ -57,21 +53,19 @@ function applyBody(
       "fieldManager is required for server-side apply",
     );
   }
-  const metadata = (configuration.metadata ?? {}) as {
-    name?: unknown;
-    managedFields?: unknown;
-  };
-  if (Array.isArray(metadata.managedFields) && metadata.managedFields.length > 0) {
+  const managedFields = metadataOf(configuration)?.["managedFields"];
+  if (Array.isArray(managedFields) && managedFields.length > 0) {
     throw new ApplyRequestError(
       "ManagedFieldsPresent",
       "cannot apply an object with managed fields already set: apply only the fields this manager owns",
     );
   }
-  if (typeof metadata.name !== "string" || metadata.name === "") {
+  const name = nameOf(configuration);
+  if (name === "") {
     throw new ApplyRequestError("MissingName", "metadata.name must be provided to apply");
   }
   const apiVersion =
-    configuration.apiVersion ?? (target.kind !== undefined ? targetApiVersion(target) : undefined);
+    configuration.apiVersion ?? (target.kind !== undefined ? formatApiVersion(target) : undefined);
   const kind = configuration.kind ?? target.kind;
   const body: Record<string, unknown> = {};
   if (apiVersion !== undefined) body["apiVersion"] = apiVersion;
@@ -79,7 +73,7 @@ function applyBody(
   for (const [key, value] of Object.entries(configuration)) {
     if (key !== "apiVersion" && key !== "kind") body[key] = value;
   }
-  return { name: metadata.name, body };
+  return { name, body };
 }
 
 /**

@@ -27,11 +27,6 @@ export interface ResourceTarget {
   readonly kind?: string;
 }
 
-/** The `apiVersion` of a target's objects (`v1`, `apps/v1`). */
-export function targetApiVersion(target: ResourceTarget): string {
-  return target.group === "" ? target.version : `${target.group}/${target.version}`;
-}
-
 /**
  * Points `builder` at the target's collection (`/api/v1/namespaces/NS/pods`,
  * `/apis/apps/v1/deployments`, ...) and attaches the abort signal when there is one. Add

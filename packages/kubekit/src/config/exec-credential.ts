@@ -35,7 +35,7 @@ export interface ExecClusterInfo {
   readonly "certificate-authority-data"?: string;
   readonly "proxy-url"?: string;
   readonly "disable-compression"?: boolean;
-  /** The value of the cluster's {@link EXEC_CLUSTER_CONFIG_EXTENSION} extension. */
+  /** The value of the cluster's `client.authentication.k8s.io/exec` extension. */
   readonly config?: JsonValue;
 }
 

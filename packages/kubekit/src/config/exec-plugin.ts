@@ -73,7 +73,7 @@ export interface ExecCredentialsOptions {
   readonly env?: Environment;
   /** Whether stdin is a terminal the plugin may use (default: whether file descriptor 0 is a terminal). */
   readonly stdinIsTerminal?: boolean;
-  /** Timeout of non-interactive runs (default {@link EXEC_PLUGIN_TIMEOUT_MS}; 0 disables). */
+  /** Timeout of non-interactive runs (default 60 000 ms, `EXEC_PLUGIN_TIMEOUT_MS`; 0 disables). */
   readonly timeoutMs?: number;
   /** Where the plugin is configured, for error messages (file, user, `exec`). */
   readonly location?: ConfigErrorLocation;

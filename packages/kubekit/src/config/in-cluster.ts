@@ -18,7 +18,10 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 export interface InClusterOptions {
   /** Where `KUBERNETES_SERVICE_HOST/PORT` and `POD_NAMESPACE` are read (default `process.env`). */
   readonly env?: Environment;
-  /** The directory holding `token`, `ca.crt` and `namespace` (default {@link SERVICE_ACCOUNT_DIR}). */
+  /**
+   * The directory holding `token`, `ca.crt` and `namespace` (default
+   * `/var/run/secrets/kubernetes.io/serviceaccount`).
+   */
   readonly serviceAccountDir?: string;
 }
 

@@ -188,6 +188,18 @@ export class KubeConfig {
    *
    * @throws {ConfigError} when the explicit file is missing, a found file is unreadable or
    *   invalid, or an override names a missing context, cluster or user.
+   *
+   * @example
+   * ```ts
+   * import { Clientset, KubeConfig } from "kubekit";
+   *
+   * // As `kubectl --namespace kube-system get pods`; in a pod, the in-cluster config.
+   * const kc = await KubeConfig.load({ namespace: "kube-system" });
+   * console.log(kc.currentContext, kc.namespace);
+   * const cs = new Clientset(kc.restConfig());
+   * const pods = await cs.coreV1.pods(kc.namespace).list();
+   * console.log(pods.items.map((pod) => pod.metadata?.name));
+   * ```
    */
   static async load(options: KubeConfigLoadOptions = {}): Promise<KubeConfig> {
     const { data, files } = await loadKubeconfigFiles(options);

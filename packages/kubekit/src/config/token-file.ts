@@ -27,7 +27,7 @@ export interface TokenFileCredentialsOptions {
   readonly fallbackToken?: string;
   /** `inCluster` for the service account token (default `tokenFile`). */
   readonly kind?: "tokenFile" | "inCluster";
-  /** Re-read interval (default {@link TOKEN_FILE_REFRESH_MS}). */
+  /** Re-read interval (default 60 000 ms, `TOKEN_FILE_REFRESH_MS`). */
   readonly refreshIntervalMs?: number;
   readonly clock?: Clock;
   /** Where the token file is configured, for error messages. */

@@ -20,10 +20,10 @@ import type {
   ControllerMetricsProvider,
   ReconcileMetrics,
   ReconcileOutcome,
-} from "./controller-metrics.js";
-import type { MapFunc, OwnerKind } from "./enqueue-handler.js";
-import { controllerOwnerKeys, enqueueHandler } from "./enqueue-handler.js";
-import type { Predicate } from "./predicate.js";
+} from "./metrics/controller-metrics.js";
+import type { MapFunc, OwnerKind } from "./handler/enqueue-handler.js";
+import { controllerOwnerKeys, enqueueHandler } from "./handler/enqueue-handler.js";
+import type { Predicate } from "./handler/predicate.js";
 import type { ReconcileResult, Reconciler } from "./reconciler.js";
 import { isTerminalError } from "./terminal-error.js";
 
@@ -99,6 +99,65 @@ export type WatchedInformer<T> = Pick<SharedIndexInformer<T>, "name" | "addEvent
  * The controller does not start informers: start them yourself (e.g. `factory.start`),
  * before or after calling `run`. Add watches before `run` (a watch added later is not waited
  * for). Keys enqueued before `run` wait in the queue and are reconciled after the sync.
+ *
+ * @example
+ * A controller that gives every Deployment a ConfigMap it owns, applied server-side so that
+ * each reconcile is idempotent:
+ *
+ * ```ts
+ * import {
+ *   Clientset,
+ *   Controller,
+ *   KubeConfig,
+ *   SharedInformerFactory,
+ *   generationChanged,
+ *   isNotFound,
+ *   setControllerReference,
+ *   signalHandler,
+ *   splitKey,
+ * } from "kubekit";
+ *
+ * const clientset = new Clientset((await KubeConfig.load()).restConfig());
+ * const factory = new SharedInformerFactory(clientset);
+ * const deployments = factory.appsV1.deployments();
+ *
+ * const controller = new Controller({
+ *   name: "deployment-settings",
+ *   workers: 2,
+ *   reconcile: async (key, signal) => {
+ *     const { namespace, name } = splitKey(key);
+ *     let deployment;
+ *     try {
+ *       deployment = deployments.lister.deployments(namespace).get(name);
+ *     } catch (err) {
+ *       if (isNotFound(err)) return; // deleted: the garbage collector removes its ConfigMap
+ *       throw err; // retried with the rate limiter's backoff
+ *     }
+ *     // Objects from a lister carry no apiVersion/kind: name the owner's type.
+ *     const settings = setControllerReference(
+ *       deployment,
+ *       {
+ *         metadata: { name: `${name}-settings`, namespace },
+ *         data: { replicas: String(deployment.spec?.replicas ?? 1) },
+ *       },
+ *       { apiVersion: "apps/v1", kind: "Deployment" },
+ *     );
+ *     await clientset.coreV1
+ *       .configMaps(namespace)
+ *       .apply(settings, { fieldManager: "deployment-settings", force: true, signal });
+ *   },
+ * });
+ * // Spec changes of the Deployments, and any change to the ConfigMaps they own.
+ * controller.watch(deployments.informer, { predicates: [generationChanged] });
+ * controller.watchOwned(factory.coreV1.configMaps().informer, {
+ *   group: "apps",
+ *   kind: "Deployment",
+ * });
+ *
+ * const stop = signalHandler(); // aborts on SIGTERM or SIGINT
+ * factory.start(stop);
+ * await controller.run(stop); // resolves once the running reconciles have settled
+ * ```
  */
 export class Controller {
   /** The controller's name. */

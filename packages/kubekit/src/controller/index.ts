@@ -1,7 +1,18 @@
 /**
- * The controller toolkit: `Controller` (reconcile by key, watches, owner mapping,
- * predicates), owner references, the finalizer helper, `retryOnConflict` and
- * `waitForCacheToObserve`.
+ * The controller layer (controller-runtime's role over client-go): the {@link Controller}
+ * (keys from watched informers, a rate-limited work queue, workers calling a
+ * {@link Reconciler}) and what a controller program needs around it. Here: the Controller with
+ * its reconcile contract (`Reconciler`, `ReconcileResult`, `TerminalError`), owner
+ * references, the finalizer helper, `retryOnConflict` and `waitForCacheToObserve`. A folder
+ * per piece with internals, each of whose `index.ts` says which of its parts to use when:
+ *
+ * - `handler/`: how watched objects become keys (the object's own, its controller owner's,
+ *   a map function's) and the predicates that filter notifications;
+ * - `events/`: the `EventRecorder` and the correlation, sink and spam filter behind it;
+ * - `leaderelection/`: the `LeaderElector`, its `LeaseLock` and status metric;
+ * - `manager/`: the `Manager` that runs controllers as a deployed process (caches, leader
+ *   election, `/metrics`, `/healthz`, `/readyz`, graceful stop) and `signalHandler`;
+ * - `metrics/`: Prometheus metrics with client-go's and controller-runtime's names.
  *
  * @packageDocumentation
  */
@@ -16,19 +27,8 @@ export {
   ControllerLifecycleError,
   type ControllerLifecycleErrorReason,
 } from "./controller-errors.js";
-export type { MapFunc, OwnerKind } from "./enqueue-handler.js";
 export type { ReconcileResult, Reconciler } from "./reconciler.js";
 export { TerminalError, isTerminalError } from "./terminal-error.js";
-export {
-  type Predicate,
-  generationChanged,
-  resourceVersionChanged,
-  labelsChanged,
-  annotationsChanged,
-  labelSelectorPredicate,
-  anyPredicate,
-  notPredicate,
-} from "./predicate.js";
 export {
   type ControllerReferenceOptions,
   type OwnerReference,
@@ -65,65 +65,8 @@ export {
 // `splitKey` is core's `splitObjectKey`.
 export { deletionHandlingKey as keyOf } from "../cache/tombstone.js";
 export { splitObjectKey as splitKey } from "../core/object-key.js";
-export {
-  LEADER_ELECTION_JITTER_FACTOR,
-  type LeaderCallbacks,
-  LeaderElector,
-  type LeaderElectorOptions,
-} from "./leader-elector.js";
-export { LeaderElectionError, type LeaderElectionErrorReason } from "./leader-election-error.js";
-export { LeaseLock } from "./lease-lock.js";
-export type {
-  LeaderElectionRecord,
-  ObservedLeaderElectionRecord,
-  ResourceLock,
-} from "./resource-lock.js";
-export {
-  EVENT_RECORDER_DEFAULTS,
-  EventRecorder,
-  type EventRecorderOptions,
-  type EventRecorderTarget,
-  type EventSubject,
-} from "./event-recorder.js";
-export type { EventOccurrence, EventType } from "./event-occurrence.js";
-export {
-  EVENT_CORRELATOR_DEFAULTS,
-  EventCorrelator,
-  type CorrelatedEvent,
-  type CorrelateOptions,
-  type CorrelationResult,
-  type EventCorrelatorOptions,
-} from "./event-correlator.js";
-export {
-  ClientsetEventSink,
-  type EventApi,
-  type EventClientset,
-  type EventSink,
-  toCoreV1Event,
-  toEventsV1Event,
-} from "./event-sink.js";
-export {
-  DEFAULT_GRACEFUL_SHUTDOWN_MS,
-  INFORMER_SYNC_CHECK,
-  MANAGER_DEFAULT_BURST,
-  MANAGER_DEFAULT_QPS,
-  Manager,
-  type InformerFactoryLike,
-  type ManagerLeaderElectionOptions,
-  type ManagerOptions,
-  type Runnable,
-} from "./manager.js";
-export { ManagerError, type ManagerErrorReason } from "./manager-error.js";
-export { signalHandler, type SignalHandlerOptions, type SignalSource } from "./signal-handler.js";
-export type { HealthCheck } from "./health-checks.js";
-export { MetricRegistrationError, PrometheusMetricFactory } from "./prometheus-metric-factory.js";
-export {
-  RECONCILE_TIME_BUCKETS,
-  controllerMetricsProvider,
-  type ControllerMetricsProvider,
-  type ReconcileMetrics,
-  type ReconcileOutcome,
-} from "./controller-metrics.js";
-export { WORKQUEUE_DURATION_BUCKETS, workqueueMetricsProvider } from "./workqueue-metrics.js";
-export { REST_CLIENT_DURATION_BUCKETS, restClientMetrics } from "./rest-client-metrics.js";
-export { leaderElectionStatusMetric } from "./leader-election-metrics.js";
+export * from "./handler/index.js";
+export * from "./events/index.js";
+export * from "./leaderelection/index.js";
+export * from "./manager/index.js";
+export * from "./metrics/index.js";

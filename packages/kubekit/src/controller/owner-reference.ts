@@ -6,6 +6,7 @@
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { ObjectWithMetadata } from "../client/kube-object.js";
 import { parseApiVersion } from "../core/gvk.js";
+import { nameOf, namespaceOf } from "../core/object-metadata.js";
 
 export type { OwnerReference };
 
@@ -69,9 +70,10 @@ function referSameObject(a: OwnerReference, b: OwnerReference): boolean {
   );
 }
 
+/** `namespace/name`, or `name` without a namespace, for messages (the name may be empty). */
 function describe(obj: ObjectWithMetadata): string {
-  const { namespace, name } = obj.metadata ?? {};
-  return namespace ? `${namespace}/${name ?? ""}` : (name ?? "");
+  const namespace = namespaceOf(obj);
+  return namespace !== "" ? `${namespace}/${nameOf(obj)}` : nameOf(obj);
 }
 
 /** Options of {@link setControllerReference}. */

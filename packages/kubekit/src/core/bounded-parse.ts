@@ -190,7 +190,7 @@ function jsonDepthExceededAt(text: string, maxDepth: number): number {
 }
 
 /**
- * Parses JSON text within `limits` (defaults: {@link DEFAULT_JSON_PARSE_LIMITS}).
+ * Parses JSON text within `limits` (defaults: `DEFAULT_JSON_PARSE_LIMITS`: 3 MiB, depth 10 000).
  *
  * @throws {BoundedParseError} when the text is too large, too deep or malformed; the
  *   message gives the position of a syntax error, never the text around it.
@@ -226,7 +226,7 @@ export function parseJsonBounded(text: string, limits: Partial<JsonParseLimits> 
 
 /** Options of {@link parseYamlBounded}. */
 export interface YamlParseOptions {
-  /** Overrides of {@link DEFAULT_YAML_PARSE_LIMITS}. */
+  /** Overrides of the defaults (`DEFAULT_YAML_PARSE_LIMITS`: 3 MiB, depth 500). */
   readonly limits?: Partial<YamlParseLimits>;
   /**
    * Whether a mapping key may not repeat (default true, as in the `yaml` package); when
@@ -479,7 +479,7 @@ function expandAliases(
 
 /**
  * Parses the first document of YAML text within `limits` (defaults:
- * {@link DEFAULT_YAML_PARSE_LIMITS}) into plain values; later documents are ignored, as
+ * `DEFAULT_YAML_PARSE_LIMITS`) into plain values; later documents are ignored, as
  * go-yaml's `Unmarshal` (used by `sigs.k8s.io/yaml`) does. Text without a document (empty,
  * comments only) yields `null`. Parsing stops at the first error and every check is linear,
  * so its cost is linear in the input (plus the expanded size). Each alias becomes its own

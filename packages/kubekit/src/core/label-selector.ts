@@ -231,55 +231,57 @@ function parseInt64(s: string): bigint | undefined {
 
 /** The recursive-descent parser of apimachinery's labels.Parse, over pre-scanned tokens. */
 class Parser {
-  private index = 0;
+  #index = 0;
+  readonly #input: string;
+  readonly #tokens: readonly Token[];
 
-  constructor(
-    private readonly input: string,
-    private readonly tokens: readonly Token[],
-  ) {}
+  constructor(input: string, tokens: readonly Token[]) {
+    this.#input = input;
+    this.#tokens = tokens;
+  }
 
   /** The current token; in value position the words `in` and `notin` are identifiers. */
-  private peek(valuePosition: boolean): Token {
-    const t = this.tokens[Math.min(this.index, this.tokens.length - 1)] as Token;
+  #peek(valuePosition: boolean): Token {
+    const t = this.#tokens[Math.min(this.#index, this.#tokens.length - 1)] as Token;
     return valuePosition && (t.kind === "in" || t.kind === "notin")
       ? { ...t, kind: "identifier" }
       : t;
   }
 
-  private next(valuePosition: boolean): Token {
-    const t = this.peek(valuePosition);
-    this.index++;
+  #next(valuePosition: boolean): Token {
+    const t = this.#peek(valuePosition);
+    this.#index++;
     return t;
   }
 
-  private fail(message: string, position: number): never {
-    throw new SelectorParseError(message, this.input, position);
+  #fail(message: string, position: number): never {
+    throw new SelectorParseError(message, this.#input, position);
   }
 
   parse(): LabelRequirement[] {
     const requirements: LabelRequirement[] = [];
     for (;;) {
-      const t = this.peek(true);
+      const t = this.#peek(true);
       if (t.kind === "eos") return requirements;
       if (t.kind !== "identifier" && t.kind !== "!") {
-        this.fail(`found '${t.literal}', expected: !, identifier, or 'end of string'`, t.position);
+        this.#fail(`found '${t.literal}', expected: !, identifier, or 'end of string'`, t.position);
       }
       try {
-        requirements.push(this.parseRequirement());
+        requirements.push(this.#parseRequirement());
       } catch (e) {
         if (e instanceof RequirementFailure) {
-          this.fail(`unable to parse requirement: ${e.message}`, e.position);
+          this.#fail(`unable to parse requirement: ${e.message}`, e.position);
         }
         throw e;
       }
-      const after = this.next(true);
+      const after = this.#next(true);
       if (after.kind === "eos") return requirements;
       if (after.kind !== ",") {
-        this.fail(`found '${after.literal}', expected: ',' or 'end of string'`, after.position);
+        this.#fail(`found '${after.literal}', expected: ',' or 'end of string'`, after.position);
       }
-      const following = this.peek(true);
+      const following = this.#peek(true);
       if (following.kind !== "identifier" && following.kind !== "!") {
-        this.fail(
+        this.#fail(
           `found '${following.literal}', expected: identifier after ','`,
           following.position,
         );
@@ -287,12 +289,12 @@ class Parser {
     }
   }
 
-  private parseRequirement(): LabelRequirement {
-    let t = this.next(true);
+  #parseRequirement(): LabelRequirement {
+    let t = this.#next(true);
     let operator: LabelOperator | undefined;
     if (t.kind === "!") {
       operator = "!";
-      t = this.next(true);
+      t = this.#next(true);
     }
     if (t.kind !== "identifier") {
       throw new RequirementFailure(`found '${t.literal}', expected: identifier`, t.position);
@@ -304,19 +306,19 @@ class Parser {
       const e = fieldInvalid("<nil>", key, keyErrs.join("; "));
       throw new RequirementFailure(formatFieldErrors([e]), t.position);
     }
-    const la = this.peek(true);
+    const la = this.#peek(true);
     if (operator === undefined && (la.kind === "eos" || la.kind === ",")) operator = "exists";
     if (operator === "exists" || operator === "!") {
       return { key, operator, values: [] };
     }
-    operator = this.parseOperator();
+    operator = this.#parseOperator();
     const values =
-      operator === "in" || operator === "notin" ? this.parseValueSet() : this.parseExactValue();
-    return this.newRequirement(key, operator, values);
+      operator === "in" || operator === "notin" ? this.#parseValueSet() : this.#parseExactValue();
+    return this.#newRequirement(key, operator, values);
   }
 
-  private parseOperator(): LabelOperator {
-    const t = this.next(false);
+  #parseOperator(): LabelOperator {
+    const t = this.#next(false);
     switch (t.kind) {
       case "in":
       case "notin":
@@ -336,14 +338,14 @@ class Parser {
     }
   }
 
-  private parseValueSet(): PositionedValues {
-    const open = this.next(true);
+  #parseValueSet(): PositionedValues {
+    const open = this.#next(true);
     if (open.kind !== "(") {
       throw new RequirementFailure(`found '${open.literal}' expected: '('`, open.position);
     }
-    const la = this.peek(true);
+    const la = this.#peek(true);
     if (la.kind === ")") {
-      this.next(true);
+      this.#next(true);
       return new Map([["", la.position]]);
     }
     if (la.kind !== "identifier" && la.kind !== ",") {
@@ -352,28 +354,28 @@ class Parser {
         la.position,
       );
     }
-    const values = this.parseValueList();
-    this.next(true); // the list parser returns only when the next token is ')'
+    const values = this.#parseValueList();
+    this.#next(true); // the list parser returns only when the next token is ')'
     return values;
   }
 
-  private parseValueList(): PositionedValues {
+  #parseValueList(): PositionedValues {
     const values: PositionedValues = new Map();
     const add = (v: string, position: number): void => {
       if (!values.has(v)) values.set(v, position);
     };
     for (;;) {
-      const t = this.next(true);
+      const t = this.#next(true);
       if (t.kind === "identifier") {
         add(t.literal, t.position);
-        const la = this.peek(true);
+        const la = this.#peek(true);
         if (la.kind === ")") return values;
         if (la.kind !== ",") {
           throw new RequirementFailure(`found '${la.literal}', expected: ',' or ')'`, la.position);
         }
       } else if (t.kind === ",") {
         if (values.size === 0) add("", t.position);
-        const la = this.peek(true);
+        const la = this.#peek(true);
         if (la.kind === ")") {
           add("", la.position);
           return values;
@@ -389,17 +391,17 @@ class Parser {
     }
   }
 
-  private parseExactValue(): PositionedValues {
-    const la = this.peek(true);
+  #parseExactValue(): PositionedValues {
+    const la = this.#peek(true);
     if (la.kind === "eos" || la.kind === ",") return new Map([["", la.position]]);
-    const t = this.next(true);
+    const t = this.#next(true);
     if (t.kind !== "identifier") {
       throw new RequirementFailure(`found '${t.literal}', expected: identifier`, t.position);
     }
     return new Map([[t.literal, t.position]]);
   }
 
-  private newRequirement(
+  #newRequirement(
     key: string,
     operator: LabelOperator,
     positioned: PositionedValues,

@@ -150,7 +150,7 @@ export class StatusError extends Error {
  * Whether `value` has the shape of a {@link Status}: `kind: "Status"`, `apiVersion: "v1"`,
  * an object `metadata`, `status` `"Success"` or `"Failure"`, and a numeric `code`. Wire
  * Statuses may omit `metadata`, `status` or `code` (a Success Status usually has no code);
- * use {@link decodeStatus} for those.
+ * kubekit's REST layer decodes those too (`decodeStatus`, internal).
  */
 export function isStatus(value: unknown): value is Status {
   return (

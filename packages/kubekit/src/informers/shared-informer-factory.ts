@@ -25,17 +25,7 @@ export interface SharedInformerFactoryOptions extends InformerFactoryOptions {
 
 /**
  * Shared informers of the built-in resources, one per resource, over a Clientset's
- * RESTClient:
- *
- * ```ts
- * const factory = new SharedInformerFactory(cs, { resyncPeriodMs: 0, namespace: "default" });
- * const pods = factory.coreV1.pods();            // { informer, lister }
- * pods.informer.addEventHandler({ onAdd, onUpdate, onDelete });
- * factory.start(signal);
- * await factory.waitForCacheSync(signal);        // Map { "/v1/pods" => true }
- * pods.lister.pods("default").get("web-0");
- * await factory.shutdown();
- * ```
+ * RESTClient.
  *
  * - Accessors (`factory.<groupVersion>.<resource>()`) exist for every built-in resource that
  *   serves list and watch; objects are typed with kubernetes-types. The informer is created
@@ -45,6 +35,24 @@ export interface SharedInformerFactoryOptions extends InformerFactoryOptions {
  *   only), `tweakListOptions` (on list and watch), `customResyncMs[group/version/resource]`
  *   or else `resyncPeriodMs`, `transform` and `informerOptions`.
  * - {@link waitForCacheSync} reports the informers' caches, not their handlers' progress.
+ *
+ * @example
+ * ```ts
+ * import { Clientset, KubeConfig, SharedInformerFactory } from "kubekit";
+ *
+ * const cs = new Clientset((await KubeConfig.load()).restConfig());
+ * const factory = new SharedInformerFactory(cs, { resyncPeriodMs: 0, namespace: "default" });
+ * const pods = factory.coreV1.pods(); // { informer, lister }
+ * pods.informer.addEventHandler({
+ *   onAdd: (pod) => console.log("added", pod.metadata?.name),
+ *   onDelete: (pod) => console.log("deleted", "key" in pod ? pod.key : pod.metadata?.name),
+ * });
+ * const stop = new AbortController();
+ * factory.start(stop.signal);
+ * await factory.waitForCacheSync(stop.signal); // Map { "/v1/pods" => true }
+ * console.log(pods.lister.pods("default").get("web-0").status?.phase); // from the cache
+ * await factory.shutdown(); // stops the informers
+ * ```
  */
 export class SharedInformerFactory extends TypedInformerFactory {
   /**

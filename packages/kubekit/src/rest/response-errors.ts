@@ -3,6 +3,7 @@
  * body is used as sent; any other body becomes apimachinery's generic server response
  * error for the code (`NewGenericServerResponse`).
  */
+import { qualifiedResource } from "../core/gvk.js";
 import { isJsonObject } from "../core/json.js";
 import type { Status, StatusReason } from "../core/status.js";
 import { decodeStatus, StatusError } from "../core/status.js";
@@ -139,7 +140,7 @@ export function genericServerResponseError(
   const group = request.group ?? "";
   const name = request.name ?? "";
   if (resource !== "") {
-    const qualified = group === "" ? resource : `${resource}.${group}`;
+    const qualified = qualifiedResource({ group, resource });
     message += ` (${request.method.toLowerCase()} ${qualified}${name === "" ? "" : ` ${name}`})`;
   }
   return new StatusError({

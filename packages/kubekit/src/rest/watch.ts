@@ -61,7 +61,7 @@ export function watchIdleTimeoutMs(
 }
 
 /**
- * The events of one watch request, decoded incrementally by {@link WatchFrameDecoder}.
+ * The events of one watch request, decoded incrementally by `WatchFrameDecoder`.
  * Iterate it once with `for await`; see {@link ResponseStream} for the lifecycle:
  *
  * - A non-2xx answer to the watch request is thrown (as a StatusError) from the first

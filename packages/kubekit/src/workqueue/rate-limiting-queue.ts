@@ -21,6 +21,34 @@ export interface RateLimitingQueueOptions<T> extends QueueOptions {
  * controller. The canonical worker loop: `get`; process; on success `forget(item)`; on a
  * retriable failure `addRateLimited(item)` (or `forget` once `numRequeues(item)` is too
  * high); in every case `done(item)`. `forget` only resets the limiter: `done` is still needed.
+ *
+ * @example
+ * ```ts
+ * import { RateLimitingQueue, defaultControllerRateLimiter } from "kubekit";
+ *
+ * const queue = new RateLimitingQueue<string>({ rateLimiter: defaultControllerRateLimiter() });
+ * const reconcile = async (key: string): Promise<void> => console.log("reconcile", key);
+ *
+ * async function worker(): Promise<void> {
+ *   for (;;) {
+ *     const [key, shutdown] = await queue.get();
+ *     if (shutdown || key === undefined) return;
+ *     try {
+ *       await reconcile(key);
+ *       queue.forget(key); // success: the backoff starts over
+ *     } catch {
+ *       queue.addRateLimited(key); // failure: again after 5 ms, 10 ms, 20 ms, …
+ *     } finally {
+ *       queue.done(key); // in every case
+ *     }
+ *   }
+ * }
+ *
+ * queue.add("default/web");
+ * queue.add("default/web"); // de-duplicated while waiting
+ * queue.shutDown(); // what is queued is still handed out, then get() reports the shutdown
+ * await worker();
+ * ```
  */
 export class RateLimitingQueue<T> extends DelayingQueue<T> {
   readonly #rateLimiter: RateLimiter<T>;

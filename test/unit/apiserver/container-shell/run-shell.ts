@@ -3,12 +3,12 @@ import {
   bufferSource,
   EMPTY_SOURCE,
   type ByteSource,
-} from "../../../../packages/apiserver/src/container-shell/byte-streams.js";
-import type { Command } from "../../../../packages/apiserver/src/container-shell/command.js";
-import { CORE_COMMANDS } from "../../../../packages/apiserver/src/container-shell/core-commands.js";
-import { MemoryFileSystem } from "../../../../packages/apiserver/src/container-shell/memory-file-system.js";
-import { shell } from "../../../../packages/apiserver/src/container-shell/shell.js";
-import { tar } from "../../../../packages/apiserver/src/container-shell/tar-command.js";
+} from "../../../../packages/apiserver/src/containers/shell/byte-streams.js";
+import type { Command } from "../../../../packages/apiserver/src/containers/shell/command.js";
+import { CORE_COMMANDS } from "../../../../packages/apiserver/src/containers/shell/core-commands.js";
+import { MemoryFileSystem } from "../../../../packages/apiserver/src/containers/shell/memory-file-system.js";
+import { shell } from "../../../../packages/apiserver/src/containers/shell/shell.js";
+import { tar } from "../../../../packages/apiserver/src/containers/shell/tar-command.js";
 
 /** What one simulated process printed and returned. */
 export interface RunResult {

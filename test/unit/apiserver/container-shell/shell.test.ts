@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   parseScript,
   ShellSyntaxError,
-} from "../../../../packages/apiserver/src/container-shell/shell-syntax.js";
+} from "../../../../packages/apiserver/src/containers/shell/shell-syntax.js";
 import { newContainer, run, sh } from "./run-shell.js";
 
 describe("the simulated sh: syntax", () => {

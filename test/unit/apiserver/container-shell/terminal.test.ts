@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import {
   BytePipe,
   readAll,
-} from "../../../../packages/apiserver/src/container-shell/byte-streams.js";
-import { Terminal } from "../../../../packages/apiserver/src/container-shell/terminal.js";
+} from "../../../../packages/apiserver/src/containers/shell/byte-streams.js";
+import { Terminal } from "../../../../packages/apiserver/src/containers/shell/terminal.js";
 
 function terminal(): { term: Terminal; typed: BytePipe; screen: () => string } {
   const out: Buffer[] = [];

@@ -1,0 +1,133 @@
+import {
+  type JsonObject,
+  newBadRequest,
+  newResourceExpired,
+  newTooLargeResourceVersion,
+} from "kubekit";
+import { encodeList, encodeObject, type ListMeta } from "../encoding/object-encoding.js";
+import {
+  checkFieldSelector,
+  decodeContinue,
+  encodeContinue,
+  objectFilter,
+  parseListOptions,
+  type ListOptions,
+} from "./list-options.js";
+import { storageConversionOf } from "../storage/event-conversion.js";
+import { negotiateOutput } from "../encoding/output-format.js";
+import type { ResourceEntry } from "../registry/registry.js";
+import { ResourceOperations } from "../store/resource-operations.js";
+import type { ServerContext } from "../server/server-context.js";
+import { RevisionCompactedError, type StorageRange } from "../storage/storage.js";
+import type { VerbRequest } from "./verb-request.js";
+import { sendBody } from "./responses.js";
+
+/**
+ * Waits until the server's revision reaches `rv`, like kube-apiserver's watch cache does for
+ * a resourceVersion newer than it has seen, then answers 504 with ResourceVersionTooLarge.
+ */
+export async function awaitRevision(ctx: ServerContext, rv: number): Promise<void> {
+  if (rv <= ctx.storage.currentRevision) return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = ctx.clock.setTimer(ctx.behaviour.tooLargeResourceVersionWaitMs, () => {
+      unsubscribe();
+      reject(newTooLargeResourceVersion(String(rv), String(ctx.storage.currentRevision), 1));
+    });
+    const unsubscribe = ctx.storage.subscribe((event) => {
+      if (event.rv >= rv) {
+        timer.cancel();
+        unsubscribe();
+        resolve();
+      }
+    });
+  });
+}
+
+/** GET on an object. */
+export async function handleGet(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, name, req, res, query } = request;
+  const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
+  const rv = query.get("resourceVersion");
+  if (rv && !/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${rv}`);
+  if (rv && rv !== "0") await awaitRevision(ctx, Number(rv));
+  const obj = new ResourceOperations(ctx).getExisting(entry, namespace, name);
+  const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
+  sendBody(res, 200, body, contentType);
+}
+
+/** Objects of a list request, paginated, with the list metadata to return. */
+export function listObjects(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  opts: ListOptions,
+): { items: JsonObject[]; listMeta: ListMeta } {
+  const storage = ctx.storage;
+  let snapshotRv = storage.currentRevision;
+  let startAfter: string | undefined;
+  let expiredMessage = "The resourceVersion for the provided list is too old.";
+  if (opts.continueToken) {
+    const token = decodeContinue(opts.continueToken);
+    startAfter = token.startAfter;
+    snapshotRv = token.rv;
+    expiredMessage =
+      "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
+  } else if (
+    opts.resourceVersion !== undefined &&
+    opts.resourceVersion !== "0" &&
+    (opts.resourceVersionMatch === "Exact" ||
+      (opts.resourceVersionMatch === undefined && opts.limit > 0))
+  ) {
+    snapshotRv = Number(opts.resourceVersion);
+  }
+  let range: StorageRange;
+  try {
+    // A namespaced list reads only that namespace's key range.
+    range = storage.range(
+      entry.storageId,
+      snapshotRv,
+      namespace === "" ? "" : `${namespace}/`,
+      startAfter,
+    );
+  } catch (err) {
+    if (err instanceof RevisionCompactedError) throw newResourceExpired(expiredMessage);
+    throw err;
+  }
+  const filter = objectFilter(entry, namespace, opts);
+  const conversion = storageConversionOf(ctx.registry, entry);
+  const unfiltered = opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty();
+  const items: JsonObject[] = [];
+  let lastKey: string | undefined;
+  let more = false;
+  for (const [key, obj] of range.entries) {
+    if (!filter(obj)) continue;
+    if (opts.limit > 0 && items.length >= opts.limit) {
+      more = true;
+      break;
+    }
+    items.push(conversion ? conversion.fromStorage(obj) : obj);
+    lastKey = key;
+  }
+  const listMeta: ListMeta = {
+    resourceVersion: String(snapshotRv),
+    ...(more && lastKey !== undefined ? { continue: encodeContinue(snapshotRv, lastKey) } : {}),
+    ...(more && unfiltered && lastKey !== undefined
+      ? { remainingItemCount: range.countAfter(lastKey) }
+      : {}),
+  };
+  return { items, listMeta };
+}
+
+/** GET on a collection. */
+export async function handleList(request: VerbRequest): Promise<void> {
+  const { ctx, entry, namespace, req, res, query } = request;
+  const opts = parseListOptions(query, false, ctx.behaviour.watchList);
+  checkFieldSelector(entry, opts.fieldSelector);
+  const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
+  if (opts.resourceVersion !== undefined && opts.resourceVersion !== "0" && !opts.continueToken) {
+    await awaitRevision(ctx, Number(opts.resourceVersion));
+  }
+  const { items, listMeta } = listObjects(ctx, entry, namespace, opts);
+  const { body, contentType } = encodeList(entry, items, listMeta, format, ctx.clock.now());
+  sendBody(res, 200, body, contentType);
+}

@@ -1,0 +1,629 @@
+import { randomBytes } from "node:crypto";
+import { deepEqual, fieldInvalid, formatTime, metadataOf } from "kubekit/apimachinery";
+import {
+  type JsonObject,
+  type JsonValue,
+  newAlreadyExists,
+  newBadRequest,
+  newConflict,
+  newForbidden,
+  newGenerateNameConflict,
+  newInvalid,
+  newNotFound,
+  newStatusError,
+  type FieldError,
+} from "kubekit";
+import { applyWithManagedFields, managedFieldsAfterUpdate } from "../apply/field-manager.js";
+import type { ManagedFieldsEntry } from "../apply/managed-fields.js";
+import { NAMESPACE_STORAGE_ID } from "../kinds/namespace.js";
+import { strategyFor } from "../kinds/strategies.js";
+import type { ResourceEntry } from "../registry/registry.js";
+import {
+  groupResource,
+  messageNameOf,
+  storageKey,
+  withTypeMeta,
+} from "../registry/served-entry.js";
+import { enforceKnownFields, type FieldValidationMode } from "../schema/field-validation.js";
+import type { ServerContext } from "../server/server-context.js";
+import { storageConversionOf, type StorageConversion } from "../storage/event-conversion.js";
+import {
+  beforeCreate,
+  beforeUpdate,
+  checkNamespace,
+  checkTypeMeta,
+  checkTypes,
+  systemMetaForCreate,
+  systemMetaForUpdate,
+} from "./write-phases.js";
+
+/** Options shared by every write (create, update, patch). */
+export interface WriteOptions {
+  readonly dryRun: boolean;
+  /** The manager recorded in managedFields for Update operations. */
+  readonly fieldManager: string;
+  readonly fieldValidation: FieldValidationMode;
+  /** Collects `Warning` header texts. */
+  readonly warnings: string[];
+}
+
+/** Options of a create: a server-side apply brings the managedFields it computed. */
+export type CreateOptions = WriteOptions & {
+  readonly managedFieldsOverride?: ManagedFieldsEntry[];
+};
+
+/** Options of an update (PUT, and every patch after it is applied). */
+export type UpdateOptions = WriteOptions & {
+  /** "status" keeps everything but status from storage; "" keeps status. */
+  readonly subresource: string;
+  /** Patches need no resourceVersion and never create. */
+  readonly isPatch: boolean;
+  /** The managedFields a server-side apply computed, in place of recording an Update. */
+  readonly managedFieldsOverride?: ManagedFieldsEntry[];
+  /** The subresource recorded in managedFields when it differs from `subresource` (scale writes the parent). */
+  readonly managedSubresource?: string;
+};
+
+/** Options of a server-side apply (PATCH with `application/apply-patch+yaml`). */
+export type ApplyOptions = WriteOptions & {
+  /** `force`: take ownership of conflicting fields. */
+  readonly force: boolean;
+  /** The subresource applied to; "" for the main resource. */
+  readonly subresource: string;
+};
+
+/** DeleteOptions as kube-apiserver reads them from the body or query. */
+export interface DeleteRequestOptions {
+  readonly dryRun: boolean;
+  readonly propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  readonly gracePeriodSeconds?: number;
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+}
+
+/** The outcome of a delete: the object returned and whether it is gone from storage. */
+export interface DeleteResult {
+  readonly object: JsonObject;
+  readonly removed: boolean;
+}
+
+/** The outcome of an update or apply: the object returned and whether it was created. */
+export interface UpdateResult {
+  readonly object: JsonObject;
+  readonly created: boolean;
+}
+
+const GENERATE_NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+const GENERATE_NAME_ATTEMPTS = 8;
+
+function invalidFor(entry: ResourceEntry, name: string, errors: FieldError[]): Error {
+  return newInvalid({ group: entry.info.group, kind: entry.info.kind }, name, errors);
+}
+
+function stringField(meta: JsonObject, key: string): string {
+  const value = meta[key];
+  return typeof value === "string" ? value : "";
+}
+
+/**
+ * The embedded server's generic store (kube's `registry/generic/registry/store.go`), shared
+ * by the HTTP verbs and the in-server controllers (namespace lifecycle, CRD cleanup, garbage
+ * collector): create, update (with subresource rules), server-side apply, delete with
+ * finalizers and propagation. Each write runs the phases of `write-phases.ts` around the
+ * kind's strategy, computes managedFields through `apply/field-manager.ts`, detects no-ops
+ * and commits to storage; resources served from another resource's storage (events.k8s.io
+ * Events) are converted to and from it here.
+ */
+export class ResourceOperations {
+  readonly #ctx: ServerContext;
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx;
+  }
+
+  #now(): string {
+    return formatTime(this.#ctx.clock.now());
+  }
+
+  /** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
+  #admitNamespace(entry: ResourceEntry, namespace: string, nameForMessage: string): void {
+    if (!entry.info.namespaced) return;
+    const ns = this.#ctx.storage.get(NAMESPACE_STORAGE_ID, namespace);
+    if (!ns) throw newNotFound({ group: "", resource: "namespaces" }, namespace);
+    if (metadataOf(ns)?.["deletionTimestamp"]) {
+      const err = newForbidden(
+        groupResource(entry),
+        nameForMessage,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+      err.status.details = {
+        ...err.status.details,
+        causes: [
+          {
+            reason: "NamespaceTerminating",
+            message: `namespace ${namespace} is being terminated`,
+            field: "metadata.namespace",
+          },
+        ],
+      };
+      throw err;
+    }
+  }
+
+  /**
+   * Creates an object (POST, or PUT/apply on a missing object). Returns the stored object;
+   * under dryRun the would-be object with an empty resourceVersion.
+   */
+  create(
+    entry: ResourceEntry,
+    namespace: string,
+    body: JsonObject,
+    opts: CreateOptions,
+  ): JsonObject {
+    const conversion = storageConversionOf(this.#ctx.registry, entry);
+    checkTypeMeta(entry, body);
+    if (conversion) {
+      // Served from another resource's storage: written in its form, under its rules.
+      const stored = conversion.toStorage(body);
+      const errors = conversion.validateCreate({
+        ...stored,
+        metadata: { ...metadataOf(stored), namespace },
+      });
+      if (errors.length > 0)
+        throw invalidFor(entry, String(metadataOf(body)?.["name"] ?? ""), errors);
+      return conversion.fromStorage(this.create(conversion.storage, namespace, stored, opts));
+    }
+    const inMeta = metadataOf(body) ?? {};
+    checkNamespace(entry, namespace, body);
+    if (entry.info.custom?.terminating) {
+      throw newForbidden(
+        groupResource(entry),
+        String(inMeta["name"] ?? ""),
+        "create not allowed while custom resource definition is terminating",
+      );
+    }
+    if (stringField(inMeta, "resourceVersion") !== "") {
+      throw newStatusError(500, "", "resourceVersion should not be set on objects to be created");
+    }
+    const generateName = stringField(inMeta, "generateName");
+    const givenName = stringField(inMeta, "name");
+    this.#admitNamespace(entry, namespace, givenName || generateName || "Unknown");
+    const known = enforceKnownFields(
+      withTypeMeta(entry, body),
+      messageNameOf(entry),
+      opts.fieldValidation,
+      opts.warnings,
+    );
+    const obj = systemMetaForCreate(entry, namespace, known, this.#now());
+    checkTypes(entry, obj);
+    return this.#storeNew(entry, namespace, obj, givenName, generateName, opts);
+  }
+
+  /** Names (or generates the name of) a new object, runs `beforeCreate` and stores it. */
+  #storeNew(
+    entry: ResourceEntry,
+    namespace: string,
+    obj: JsonObject,
+    givenName: string,
+    generateName: string,
+    opts: CreateOptions,
+  ): JsonObject {
+    let attempts = givenName === "" && generateName !== "" ? GENERATE_NAME_ATTEMPTS : 1;
+    for (;;) {
+      const name =
+        givenName !== "" ? givenName : generateName !== "" ? generateNameFrom(generateName) : "";
+      const candidate = beforeCreate(entry, { ...obj, metadata: { ...metadataOf(obj), name } });
+      const key = storageKey(entry, namespace, name);
+      const existing = this.#ctx.storage.get(entry.storageId, key);
+      if (existing) {
+        if (givenName === "" && --attempts > 0) continue;
+        if (givenName === "") throw newGenerateNameConflict(groupResource(entry), name, 1);
+        const err = newAlreadyExists(groupResource(entry), name);
+        if (metadataOf(existing)?.["deletionTimestamp"]) {
+          err.status.message = `object is being deleted: ${err.status.message ?? ""}`;
+          err.message = err.status.message;
+        }
+        throw err;
+      }
+      const managed =
+        opts.managedFieldsOverride ??
+        managedFieldsAfterUpdate(entry, undefined, candidate, [], {
+          manager: opts.fieldManager,
+          subresource: "",
+          time: this.#now(),
+        });
+      const final: JsonObject = {
+        ...candidate,
+        metadata: { ...metadataOf(candidate), managedFields: managed as unknown as JsonValue },
+      };
+      if (opts.dryRun) return { ...final, metadata: { ...metadataOf(final), resourceVersion: "" } };
+      return this.#ctx.storage.commit(entry.storageId, key, final).object;
+    }
+  }
+
+  /** The stored object (in the entry's form), or undefined. */
+  find(entry: ResourceEntry, namespace: string, name: string): JsonObject | undefined {
+    const conversion = storageConversionOf(this.#ctx.registry, entry);
+    if (conversion) {
+      const stored = this.find(conversion.storage, namespace, name);
+      return stored && conversion.fromStorage(stored);
+    }
+    return this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+  }
+
+  /** The stored object (in the entry's form), or a 404 NotFound. */
+  getExisting(entry: ResourceEntry, namespace: string, name: string): JsonObject {
+    const obj = this.find(entry, namespace, name);
+    if (!obj) throw newNotFound(groupResource(entry), name);
+    return obj;
+  }
+
+  /**
+   * Updates an object with the full new state (PUT, and every patch after it is applied).
+   * `requireResourceVersion` is false for patches (kube retries patches internally unless
+   * they carry a resourceVersion). Returns the result and whether it was created.
+   */
+  update(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    body: JsonObject,
+    opts: UpdateOptions,
+  ): UpdateResult {
+    checkTypeMeta(entry, body);
+    const conversion = storageConversionOf(this.#ctx.registry, entry);
+    if (conversion) return this.#updateConverted(conversion, entry, namespace, name, body, opts);
+    const inMeta = metadataOf(body) ?? {};
+    checkNamespace(entry, namespace, body);
+    const bodyName = stringField(inMeta, "name");
+    if (bodyName !== "" && bodyName !== name) {
+      throw newBadRequest(
+        `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+      );
+    }
+    const existing = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    if (!existing) {
+      if (entry.policy.allowCreateOnUpdate && opts.subresource === "" && !opts.isPatch) {
+        if (stringField(inMeta, "resourceVersion") !== "")
+          throw newNotFound(groupResource(entry), name);
+        const created = this.create(
+          entry,
+          namespace,
+          { ...body, metadata: { ...inMeta, name } },
+          opts,
+        );
+        return { object: created, created: true };
+      }
+      throw newNotFound(groupResource(entry), name);
+    }
+    checkUpdatePreconditions(entry, name, inMeta, existing, opts.isPatch);
+    const known = enforceKnownFields(
+      withTypeMeta(entry, body),
+      messageNameOf(entry),
+      opts.fieldValidation,
+      opts.warnings,
+    );
+    const system = systemMetaForUpdate(entry, namespace, name, known, existing, opts.subresource);
+    checkTypes(entry, system.next);
+    const next = beforeUpdate(entry, system.next, existing, opts.subresource, system.errors);
+    const givenManaged = Array.isArray(inMeta["managedFields"])
+      ? (inMeta["managedFields"] as unknown as ManagedFieldsEntry[])
+      : undefined;
+    return this.#storeUpdate(entry, namespace, name, next, existing, givenManaged, opts);
+  }
+
+  /** An update of a resource served from another's storage: checked in its form, stored in the other's. */
+  #updateConverted(
+    conversion: StorageConversion,
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    body: JsonObject,
+    opts: UpdateOptions,
+  ): UpdateResult {
+    const stored = conversion.toStorage(body);
+    const previous = this.#ctx.storage.get(
+      conversion.storage.storageId,
+      storageKey(conversion.storage, namespace, name),
+    );
+    const scoped = { ...stored, metadata: { ...metadataOf(stored), namespace } };
+    const errors = previous
+      ? conversion.validateUpdate(scoped, previous)
+      : conversion.validateCreate(scoped);
+    if (errors.length > 0) throw invalidFor(entry, name, errors);
+    const result = this.update(conversion.storage, namespace, name, stored, opts);
+    return { ...result, object: conversion.fromStorage(result.object) };
+  }
+
+  /**
+   * Records managedFields (the apply's, the body's own, or the stored ones with this write
+   * recorded), then stores the update: nothing when it changes nothing, the removal when it
+   * leaves an object being deleted without finalizers (and no graceful deletion pending).
+   */
+  #storeUpdate(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    next: JsonObject,
+    existing: JsonObject,
+    givenManaged: ManagedFieldsEntry[] | undefined,
+    opts: UpdateOptions,
+  ): UpdateResult {
+    const oldMeta = metadataOf(existing) ?? {};
+    const base =
+      givenManaged ??
+      (oldMeta["managedFields"] as unknown as ManagedFieldsEntry[] | undefined) ??
+      [];
+    const managed =
+      opts.managedFieldsOverride ??
+      managedFieldsAfterUpdate(entry, existing, next, base, {
+        manager: opts.fieldManager,
+        subresource: opts.managedSubresource ?? opts.subresource,
+        time: this.#now(),
+      });
+    const finalMeta: JsonObject = { ...metadataOf(next) };
+    if (managed.length > 0) finalMeta["managedFields"] = managed as unknown as JsonValue;
+    else delete finalMeta["managedFields"];
+    const final: JsonObject = { ...next, metadata: finalMeta };
+    if (deepEqual(final, existing)) return { object: existing, created: false };
+    const key = storageKey(entry, namespace, name);
+    const finalizers = (finalMeta["finalizers"] as string[] | undefined) ?? [];
+    // An update that leaves an object being deleted without finalizers completes its
+    // deletion, unless a graceful deletion is pending (`staging/src/k8s.io/apiserver/pkg/
+    // registry/generic/registry/store.go` shouldDeleteDuringUpdate: only when the grace
+    // period is 0), e.g. the kubelet writing the status of a pod it is stopping.
+    const pendingGrace = oldMeta["deletionGracePeriodSeconds"];
+    const gracefulPending = typeof pendingGrace === "number" && pendingGrace > 0;
+    if (finalMeta["deletionTimestamp"] && finalizers.length === 0 && !gracefulPending) {
+      if (opts.dryRun) return { object: final, created: false };
+      const event = this.#ctx.storage.commit(entry.storageId, key, null);
+      const resourceVersion = metadataOf(event.object)?.["resourceVersion"] as JsonValue;
+      return { object: { ...final, metadata: { ...finalMeta, resourceVersion } }, created: false };
+    }
+    if (opts.dryRun) return { object: final, created: false };
+    return { object: this.#ctx.storage.commit(entry.storageId, key, final).object, created: false };
+  }
+
+  /**
+   * Server-side apply of `applied` to the object `name`: the field manager merges it into
+   * the live object (conflicts are a 409 unless forced), which is then created when missing
+   * or updated as a patch, with the managedFields the apply computed.
+   */
+  apply(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    applied: JsonObject,
+    opts: ApplyOptions,
+  ): UpdateResult {
+    checkTypeMeta(entry, applied);
+    const appliedName = stringField(metadataOf(applied) ?? {}, "name");
+    if (appliedName !== "" && appliedName !== name) {
+      throw newBadRequest(
+        `the name of the object (${appliedName}) does not match the name on the URL (${name})`,
+      );
+    }
+    const live = this.find(entry, namespace, name);
+    const result = applyWithManagedFields(
+      entry,
+      live,
+      { ...applied, metadata: { ...metadataOf(applied), name } },
+      {
+        manager: opts.fieldManager,
+        subresource: opts.subresource,
+        time: this.#now(),
+        force: opts.force,
+      },
+    );
+    const managed = metadataOf(result)?.["managedFields"] as unknown as
+      ManagedFieldsEntry[] | undefined;
+    if (!live) {
+      const created = this.create(entry, namespace, result, {
+        ...opts,
+        ...(managed ? { managedFieldsOverride: managed } : {}),
+      });
+      return { object: created, created: true };
+    }
+    return this.update(entry, namespace, name, result, {
+      ...opts,
+      isPatch: true,
+      managedFieldsOverride: managed ?? [],
+    });
+  }
+
+  /**
+   * Deletes an object: immediately, or, when finalizers remain (including the orphan /
+   * foregroundDeletion finalizer a propagation policy adds), by setting deletionTimestamp.
+   * Namespaces enter Terminating and are emptied by the namespace controller.
+   */
+  delete(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    opts: DeleteRequestOptions,
+  ): DeleteResult {
+    const conversion = storageConversionOf(this.#ctx.registry, entry);
+    if (conversion) {
+      const result = this.delete(conversion.storage, namespace, name, opts);
+      return { ...result, object: conversion.fromStorage(result.object) };
+    }
+    const key = storageKey(entry, namespace, name);
+    const existing = this.getExisting(entry, namespace, name);
+    const meta = metadataOf(existing) ?? {};
+    checkDeletePreconditions(entry, name, meta, opts.preconditions);
+    const decision = strategyFor(entry.info).beforeDelete?.(existing, {
+      name,
+      now: this.#now(),
+      nowMs: this.#ctx.clock.now(),
+      ...(opts.gracePeriodSeconds !== undefined
+        ? { gracePeriodSeconds: opts.gracePeriodSeconds }
+        : {}),
+      behaviour: this.#ctx.behaviour,
+      storage: this.#ctx.storage,
+    });
+    const terminating = decision?.terminate;
+    if (terminating) {
+      if (terminating === existing || opts.dryRun) return { object: terminating, removed: false };
+      return {
+        object: this.#ctx.storage.commit(entry.storageId, key, terminating).object,
+        removed: false,
+      };
+    }
+    const finalizers = new Set([
+      ...((meta["finalizers"] as string[] | undefined) ?? []),
+      ...(decision?.addFinalizers ?? []),
+    ]);
+    const status = decision?.status ?? existing["status"];
+    addPropagationFinalizer(finalizers, opts.propagationPolicy);
+    if (finalizers.size > 0) {
+      if (meta["deletionTimestamp"]) {
+        // A delete with no grace left ends a pending graceful deletion (`staging/src/k8s.io/
+        // apiserver/pkg/registry/rest/delete.go` BeforeDelete lowers the period to 0), so
+        // removing the last finalizer then completes it.
+        const pending = meta["deletionGracePeriodSeconds"];
+        if (typeof pending !== "number" || pending <= 0)
+          return { object: existing, removed: false };
+        const lowered: JsonObject = {
+          ...existing,
+          metadata: { ...meta, deletionTimestamp: this.#now(), deletionGracePeriodSeconds: 0 },
+        };
+        if (opts.dryRun) return { object: lowered, removed: false };
+        return {
+          object: this.#ctx.storage.commit(entry.storageId, key, lowered).object,
+          removed: false,
+        };
+      }
+      const generation =
+        typeof meta["generation"] === "number" && meta["generation"] > 0
+          ? meta["generation"] + 1
+          : meta["generation"];
+      const marked: JsonObject = {
+        ...existing,
+        ...(status !== undefined ? { status } : {}),
+        metadata: {
+          ...meta,
+          ...(generation !== undefined ? { generation } : {}),
+          deletionTimestamp: this.#now(),
+          deletionGracePeriodSeconds: 0,
+          finalizers: [...finalizers],
+        },
+      };
+      if (opts.dryRun) return { object: marked, removed: false };
+      return {
+        object: this.#ctx.storage.commit(entry.storageId, key, marked).object,
+        removed: false,
+      };
+    }
+    if (opts.dryRun) return { object: existing, removed: true };
+    return { object: this.#ctx.storage.commit(entry.storageId, key, null).object, removed: true };
+  }
+
+  /** Removes one finalizer from an object (controllers), completing its deletion when none remain. */
+  removeFinalizer(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    finalizer: string,
+    manager: string,
+  ): void {
+    const obj = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    if (!obj) return;
+    const meta = metadataOf(obj) ?? {};
+    const finalizers = ((meta["finalizers"] as string[] | undefined) ?? []).filter(
+      (f) => f !== finalizer,
+    );
+    this.update(
+      entry,
+      namespace,
+      name,
+      { ...obj, metadata: { ...meta, finalizers } },
+      {
+        dryRun: false,
+        fieldManager: manager,
+        fieldValidation: "Ignore",
+        warnings: [],
+        subresource: "",
+        isPatch: true,
+      },
+    );
+  }
+}
+
+/** The resourceVersion and uid preconditions of an update (409 Conflict; 422 when one is required). */
+function checkUpdatePreconditions(
+  entry: ResourceEntry,
+  name: string,
+  inMeta: JsonObject,
+  existing: JsonObject,
+  isPatch: boolean,
+): void {
+  const oldMeta = metadataOf(existing) ?? {};
+  const rv = stringField(inMeta, "resourceVersion");
+  if (rv === "") {
+    if (!entry.policy.allowUnconditionalUpdate && !isPatch) {
+      // The generic store names the resource, not the kind, in this error.
+      throw newInvalid({ group: entry.info.group, kind: entry.info.plural }, name, [
+        fieldInvalid("metadata.resourceVersion", 0, "must be specified for an update"),
+      ]);
+    }
+  } else if (rv !== oldMeta["resourceVersion"]) {
+    throw newConflict(
+      groupResource(entry),
+      name,
+      "the object has been modified; please apply your changes to the latest version and try again",
+    );
+  }
+  const uid = stringField(inMeta, "uid");
+  if (uid !== "" && uid !== oldMeta["uid"]) {
+    throw newConflict(
+      groupResource(entry),
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(oldMeta["uid"])}`,
+    );
+  }
+}
+
+/** DeleteOptions' preconditions (`rest.BeforeDelete`, which names the kind in its 409s). */
+function checkDeletePreconditions(
+  entry: ResourceEntry,
+  name: string,
+  meta: JsonObject,
+  pre: DeleteRequestOptions["preconditions"],
+): void {
+  const byKind = { group: entry.info.group, resource: entry.info.kind };
+  if (pre?.uid && pre.uid !== meta["uid"]) {
+    throw newConflict(
+      byKind,
+      name,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta["uid"])}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== meta["resourceVersion"]) {
+    throw newConflict(
+      byKind,
+      name,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta["resourceVersion"])}). The object might have been modified`,
+    );
+  }
+}
+
+/**
+ * The finalizer of the propagation policy (given, or implied by a finalizer already there):
+ * Orphan adds `orphan`, Foreground adds `foregroundDeletion`, Background neither.
+ */
+function addPropagationFinalizer(
+  finalizers: Set<string>,
+  given: DeleteRequestOptions["propagationPolicy"],
+): void {
+  let policy = given;
+  if (!policy && finalizers.has("orphan")) policy = "Orphan";
+  if (!policy && finalizers.has("foregroundDeletion")) policy = "Foreground";
+  if (policy === "Orphan") finalizers.add("orphan");
+  if (policy === "Foreground") finalizers.add("foregroundDeletion");
+}
+
+function generateNameFrom(prefix: string): string {
+  const bytes = randomBytes(5);
+  let suffix = "";
+  for (const b of bytes) suffix += GENERATE_NAME_CHARS[b % GENERATE_NAME_CHARS.length];
+  return prefix.slice(0, 58) + suffix;
+}
