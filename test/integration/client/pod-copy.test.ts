@@ -20,6 +20,7 @@ import {
 import type { ServerSession } from "./remote-command-test-server.js";
 import { startRemoteCommandServer } from "./remote-command-test-server.js";
 import { rejectionOf } from "../../support/rejection.js";
+import { waitFor } from "../../support/server-test-helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -211,6 +212,49 @@ describe("copyFromPod", () => {
       streams.copyFromPod("ns", "p", { source: "/x", destination: await tempDir() }),
     );
     expect(err).toBeInstanceOf(PodCopyArchiveError);
+  });
+
+  it("quotes at most a few KiB of an entry's name, keeping the whole name on the error", async () => {
+    const name = `etc/${"n".repeat(100_000)}`;
+    const archive = await tarOf([{ header: { name }, content: "x" }]);
+    const { streams } = await podStreams((_command, s) => {
+      s.send(1, archive);
+      s.exit(0);
+    });
+    const err = await rejectionOf(
+      streams.copyFromPod("ns", "p", { source: "/srv", destination: await tempDir() }),
+    );
+    expect(err).toBeInstanceOf(PodCopyArchiveError);
+    expect((err as PodCopyArchiveError).entry).toBe(name);
+    expect((err as Error).message).toMatch(
+      /^tar contents corrupted: entry "etc\/n{4092}"… \(100004 bytes in all\) is outside srv$/,
+    );
+  });
+
+  it("rejects with the signal's reason when aborted while the archive arrives", async () => {
+    const controller = new AbortController();
+    const archive = await tarOf([{ header: { name: "data/big.bin" }, content: "b".repeat(4096) }]);
+    const { streams } = await podStreams((_command, s) => {
+      s.send(1, archive.subarray(0, 1024)); // the header and a part of the content
+    });
+    const dir = await tempDir();
+    const copying = rejectionOf(
+      streams.copyFromPod("ns", "p", {
+        source: "/data/big.bin",
+        destination: path.join(dir, "big.bin"),
+        signal: controller.signal,
+      }),
+    );
+    await waitFor("the file being written", () =>
+      stat(path.join(dir, "big.bin")).then(
+        (s) => s.size > 0,
+        () => false,
+      ),
+    );
+    controller.abort(new Error("cancelled by the test"));
+    const err = await copying;
+    expect(err).not.toBeInstanceOf(PodCopyArchiveError);
+    expect(err).toMatchObject({ message: "cancelled by the test" });
   });
 
   it("reports tar's failure with its exit code and stderr", async () => {

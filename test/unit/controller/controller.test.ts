@@ -486,6 +486,63 @@ describe("Controller sources and lifecycle", () => {
     await expect(controllerRun).rejects.toMatchObject({ reason: "CacheSyncFailed" });
   });
 
+  it("rejects with CacheSyncTimeout naming the informer after cacheSyncTimeoutMs on its clock", async () => {
+    const { informer } = setupInformer([obj("ns/a")]); // never run: it never syncs
+    const clock = new FakeClock();
+    const controller = new Controller({
+      name: "stuck",
+      clock,
+      logger: new CapturingLogger(),
+      cacheSyncTimeoutMs: 30_000,
+      reconcile: () => undefined,
+    });
+    controller.watch(informer);
+    const stop = new AbortController();
+    stops.push(stop);
+    let settled = false;
+    const run = controller.run(stop.signal).finally(() => (settled = true));
+    run.catch(() => undefined);
+    await clock.waitForTimers(1);
+    clock.advance(29_999);
+    await settle();
+    expect(settled).toBe(false);
+    clock.advance(1);
+    const error: unknown = await run.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ControllerLifecycleError);
+    expect(error).toMatchObject({
+      reason: "CacheSyncTimeout",
+      controller: "stuck",
+      informers: ["objs"],
+    });
+    expect((error as Error).message).toContain("objs");
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("waits 2 minutes for its caches by default, as controller-runtime", async () => {
+    const { informer } = setupInformer();
+    const clock = new FakeClock();
+    const controller = new Controller({ name: "d", clock, reconcile: () => undefined });
+    controller.watch(informer);
+    const run = controller.run(new AbortController().signal);
+    run.catch(() => undefined);
+    await clock.waitForTimers(1);
+    expect(clock.nextTimerAt()).toBe(clock.now() + 120_000);
+    clock.advance(120_000);
+    await expect(run).rejects.toMatchObject({ reason: "CacheSyncTimeout" });
+  });
+
+  it("refuses watchOwned without an owner group and kind (from JavaScript or a cast)", () => {
+    const { informer } = setupInformer();
+    const controller = new Controller({ name: "o", reconcile: () => undefined });
+    const watchOwned = (owner: object): void =>
+      controller.watchOwned(informer, owner as { group: string; kind: string });
+    expect(() => watchOwned({})).toThrow(TypeError);
+    expect(() => watchOwned({ group: "apps" })).toThrow(TypeError);
+    expect(() => watchOwned({ group: "apps", kind: "" })).toThrow(TypeError);
+    expect(() => watchOwned({ kind: "ReplicaSet" })).toThrow(TypeError);
+    expect(() => watchOwned({ group: "", kind: "Pod" })).not.toThrow();
+  });
+
   it("reports its queue's metrics under the controller's name", async () => {
     const names = new Set<string>();
     let adds = 0;
@@ -542,5 +599,11 @@ describe("Controller sources and lifecycle", () => {
     expect(() => new Controller({ name: "x", reconcile, workers: 0 })).toThrow(RangeError);
     expect(() => new Controller({ name: "x", reconcile, workers: 1.5 })).toThrow(RangeError);
     expect(new Controller({ name: "x", reconcile }).workers).toBe(1);
+    expect(() => new Controller({ name: "x", reconcile, cacheSyncTimeoutMs: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() => new Controller({ name: "x", reconcile, cacheSyncTimeoutMs: NaN })).toThrow(
+      RangeError,
+    );
   });
 });

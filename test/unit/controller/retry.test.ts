@@ -74,6 +74,22 @@ describe("retryOnConflict", () => {
     expect(delays).toEqual([10.5, 52.5, 262.5]);
   });
 
+  it("retries a conflict wrapped in another error's cause", async () => {
+    const clock = new FakeClock();
+    let attempts = 0;
+    const retry = retryOnConflict(
+      () => {
+        if (attempts++ === 0) throw new Error("update failed", { cause: conflict() });
+        return "written";
+      },
+      DEFAULT_RETRY,
+      { clock, random: () => 0 },
+    );
+    const { result } = await driven(clock, retry);
+    expect(result).toEqual({ status: "fulfilled", value: "written" });
+    expect(attempts).toBe(2);
+  });
+
   it("does not retry other errors", async () => {
     const clock = new FakeClock();
     let calls = 0;

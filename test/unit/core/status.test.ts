@@ -12,6 +12,7 @@ import {
   newTimeout,
   newTooLargeResourceVersion,
   newTooManyRequests,
+  TerminalError,
 } from "kubekit";
 import {
   StatusError,
@@ -190,6 +191,39 @@ describe("reasonOf and predicates", () => {
     expect(suggestsClientDelay(newGenerateNameConflict(PODS, "x", 1))).toBe(1);
     expect(suggestsClientDelay(newBadRequest("x"))).toBeUndefined();
     expect(suggestsClientDelay(new Error("x"))).toBeUndefined();
+  });
+});
+
+describe("predicates on wrapped errors (apimachinery's errors.As)", () => {
+  it("look through cause chains, AggregateErrors and TerminalErrors", () => {
+    const expired = newResourceExpired("too old resource version: 1 (5)");
+    const wrapped = new Error("list failed", { cause: new Error("relist", { cause: expired }) });
+    expect(isResourceExpired(wrapped)).toBe(true);
+    expect(reasonOf(wrapped)).toBe("Expired");
+    expect(isResourceExpired(new TerminalError("gave up", { cause: expired }))).toBe(true);
+    const aggregate = new AggregateError([new Error("other"), newNotFound(PODS, "p")], "both");
+    expect(isNotFound(aggregate)).toBe(true);
+    expect(isNotFound(new Error("outer", { cause: aggregate }))).toBe(true);
+    expect(isConflict(new Error("w", { cause: wire(409) }))).toBe(true);
+    expect(isTooManyRequests(new Error("w", { cause: wire(429, "Unknown") }))).toBe(true);
+    expect(isRequestEntityTooLarge(new Error("w", { cause: wire(413, "Unknown") }))).toBe(true);
+    expect(isResourceExpired(new Error("w", { cause: wire(410, "Unknown") }))).toBe(true);
+    expect(
+      isTooLargeResourceVersion(new Error("w", { cause: newTooLargeResourceVersion(5, 9, 1) })),
+    ).toBe(true);
+    expect(suggestsClientDelay(new Error("w", { cause: newServerTimeout(PODS, "get", 3) }))).toBe(
+      3,
+    );
+  });
+
+  it("find the first StatusError depth first, and stop at cycles and non-errors", () => {
+    const first = new AggregateError([new Error("a", { cause: newNotFound(PODS, "p") })]);
+    const both = new AggregateError([first, newAlreadyExists(PODS, "p")]);
+    expect(reasonOf(both)).toBe("NotFound");
+    const cyclic = new Error("a");
+    cyclic.cause = new Error("b", { cause: cyclic });
+    expect(reasonOf(cyclic)).toBe("");
+    expect(isNotFound(new Error("x", { cause: { status: { code: 404 } } }))).toBe(false);
   });
 });
 

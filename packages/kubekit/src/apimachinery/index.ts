@@ -48,6 +48,7 @@ export {
   decodeChannelMessage,
   encodeChannelMessage,
   encodePortPrefix,
+  MAX_CHANNEL_MESSAGE_BYTES,
   PORT_FORWARD_CHANNEL_PROTOCOL,
   REMOTE_COMMAND_PROTOCOLS,
   RemoteCommandChannel,

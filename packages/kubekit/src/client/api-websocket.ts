@@ -23,6 +23,11 @@
  *   other requests) and TLS (CA, client certificate, `insecureSkipTlsVerify`,
  *   `serverName`). The client's `timeoutMs` bounds everything up to the 101 answer, on its
  *   clock. No compression (permessage-deflate) is offered; kube-apiserver does not use it.
+ * - A message (all of its fragments) may be at most {@link MAX_CHANNEL_MESSAGE_BYTES}
+ *   (32 MiB, what kube-apiserver accepts): as soon as a frame header announces more, the
+ *   socket reads no further, emits an `error` (a `RangeError`, code
+ *   `WS_ERR_UNSUPPORTED_MESSAGE_LENGTH`) and closes (1009); nothing of that frame is
+ *   buffered.
  * - The returned socket is paused (`socket.isPaused`): nothing it received is dispatched
  *   until the caller attached its listeners and called `socket.resume()`, so frames that
  *   arrived with the 101 answer are not lost. From then on the caller owns the socket: it
@@ -57,6 +62,7 @@ import type { ResponseHeaders } from "../rest/rest-response.js";
 import type { ConnectionSettings } from "../rest/transport.js";
 import { openConnectTunnel } from "./connect-tunnel.js";
 import { StreamUpgradeError } from "./stream-errors.js";
+import { MAX_CHANNEL_MESSAGE_BYTES } from "../core/websocket-channels.js";
 
 /** Options of {@link openApiWebSocket}. */
 export interface ApiWebSocketOptions {
@@ -138,6 +144,7 @@ function upgrade(
       // Node's http client sends an array as repeated header lines (Impersonate-Group).
       headers: headers as Record<string, string>,
       perMessageDeflate: false,
+      maxPayload: MAX_CHANNEL_MESSAGE_BYTES,
       followRedirects: false,
       ...(tunnel !== undefined ? { createConnection: overTunnel(url, settings, tunnel) } : {}),
     });

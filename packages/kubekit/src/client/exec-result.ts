@@ -7,6 +7,7 @@ import { isJsonObject } from "../core/json.js";
 import type { Status } from "../core/status.js";
 import { decodeStatus, StatusError } from "../core/status.js";
 import { StreamProtocolError } from "./stream-errors.js";
+import { textExcerpt } from "./text-excerpt.js";
 
 /**
  * The Status reason of a command that exited with a non-zero code
@@ -41,6 +42,9 @@ export interface ExecResult {
  * The server's Status carries no `kind`/`apiVersion` (kubelet marshals a bare
  * metav1.Status); they are filled in.
  *
+ * The content is decoded whole: the caller bounds it (the session keeps at most
+ * `MAX_ERROR_CHANNEL_BYTES`). Error messages quote at most a few KiB of it.
+ *
  * @throws {StreamProtocolError} for content that is not a JSON object, a `status` other
  *   than Success or Failure, or a NonZeroExitCode Status without a valid `ExitCode` cause.
  */
@@ -50,15 +54,21 @@ export function decodeExecResult(protocol: string, content: Uint8Array): ExecRes
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new StreamProtocolError(protocol, `${(err as Error).message} in ${JSON.stringify(text)}`);
+    throw new StreamProtocolError(
+      protocol,
+      `${(err as Error).message} in ${textExcerpt(content, { quoted: true })}`,
+    );
   }
   if (!isJsonObject(parsed)) {
-    throw new StreamProtocolError(protocol, `the error channel is not a Status: ${text}`);
+    throw new StreamProtocolError(
+      protocol,
+      `the error channel is not a Status: ${textExcerpt(content)}`,
+    );
   }
   const outcome = parsed["status"];
   const status = decodeStatus({ ...parsed, kind: "Status", apiVersion: "v1" });
   if (status === undefined || (outcome !== "Success" && outcome !== "Failure")) {
-    throw new StreamProtocolError(protocol, `unknown error: ${text}`);
+    throw new StreamProtocolError(protocol, `unknown error: ${textExcerpt(content)}`);
   }
   if (outcome === "Success") return { exitCode: 0, status };
   if (status.reason !== (NON_ZERO_EXIT_CODE_REASON as string)) throw new StatusError(status);
@@ -72,7 +82,10 @@ export function decodeExecResult(protocol: string, content: Uint8Array): ExecRes
   const value = cause.message ?? "";
   const exitCode = /^[0-9]+$/.test(value) ? Number(value) : NaN;
   if (!(exitCode <= 255)) {
-    throw new StreamProtocolError(protocol, `invalid exit code value ${JSON.stringify(value)}`);
+    throw new StreamProtocolError(
+      protocol,
+      `invalid exit code value ${textExcerpt(value, { quoted: true })}`,
+    );
   }
   return { exitCode, status };
 }

@@ -41,7 +41,12 @@ export type {
   SkippedArchiveEntry,
 } from "./pod-copy.js";
 export { PodCopyArchiveError, PodCopyCommandError } from "./pod-copy-errors.js";
-export { StreamClosedError, StreamProtocolError, StreamUpgradeError } from "./stream-errors.js";
+export {
+  StreamClosedError,
+  StreamErrorChannelTooLargeError,
+  StreamProtocolError,
+  StreamUpgradeError,
+} from "./stream-errors.js";
 export { ProxyTunnelError } from "./connect-tunnel.js";
 export {
   PodNotRunningError,

@@ -15,7 +15,9 @@ import { StatusError } from "../core/status.js";
 import type { RESTClient } from "../rest/rest-client.js";
 import type { ExecResult } from "./exec-result.js";
 import { PodCopyArchiveError, PodCopyCommandError } from "./pod-copy-errors.js";
+import { StreamClosedError } from "./stream-errors.js";
 import { execInPod } from "./pod-exec.js";
+import { textExcerpt } from "./text-excerpt.js";
 import type { RemoteCommandSession } from "./remote-command-session.js";
 
 /** Options of `copyToPod`. */
@@ -152,9 +154,11 @@ export async function copyToPod(
  * @throws {TypeError} when the source or the destination is empty.
  * @throws {PodCopyCommandError} when `tar` in the container exits with a non-zero code
  *   (e.g. the source does not exist).
- * @throws {PodCopyArchiveError} for an entry outside the source or output that is not a tar.
+ * @throws {PodCopyArchiveError} for an entry outside the source or output that is not a tar
+ *   (its message quotes at most a few KiB of an entry's name).
  * @throws the file system's error when a file cannot be written; as exec otherwise, or the
- *   signal's reason.
+ *   signal's reason. When the session ends by itself before the archive's end (the signal,
+ *   a lost connection, a protocol error), that is the error, not the archive cut short.
  */
 export async function copyFromPod(
   client: RESTClient,
@@ -183,9 +187,18 @@ export async function copyFromPod(
   }
   const outcome = await commandOutcome(session);
   await assertCommandSucceeded(outcome, namespace, pod, command, stderr);
+  // A session that failed by itself (the signal, a lost connection, a protocol error) cut
+  // the archive short: that failure, not the truncated archive, is why the copy failed.
+  if ("error" in outcome && (extracted !== undefined || !closedByClient(outcome.error))) {
+    throw outcome.error;
+  }
   if (extracted === undefined) throw extractError;
-  if ("error" in outcome) throw outcome.error;
   return extracted;
+}
+
+/** Whether the session ended because the copy closed it ({@link RemoteCommandSession.close}). */
+function closedByClient(error: unknown): boolean {
+  return error instanceof StreamClosedError && error.closedByClient;
 }
 
 /** How a copy's command ended: its result, or why there is none. */
@@ -388,7 +401,10 @@ async function extractArchive(
       } else if (member.startsWith(`${prefix}/`)) {
         relative = member.slice(prefix.length + 1);
       } else {
-        throw new PodCopyArchiveError(`entry ${JSON.stringify(name)} is outside ${prefix}`, name);
+        throw new PodCopyArchiveError(
+          `entry ${textExcerpt(name, { quoted: true })} is outside ${prefix}`,
+          name,
+        );
       }
       const target = path.resolve(destination, ...relative.split("/"));
       const fromDestination = path.relative(destination, target);

@@ -78,7 +78,9 @@ export class PortForwardListenError extends Error {
  * TLS, impersonation, User-Agent, one token of its rate limiter); an error on a connection
  * (an upgrade the server refuses, an error text on the error channel such as nothing
  * listening on the pod's port) ends that connection only and is logged through the client's
- * logger (warn), never thrown. Local listeners stay open until `close()` or the signal.
+ * logger (warn; at most the first few KiB of an error text, with its size), never thrown.
+ * A server message over 32 MiB ends its connection the same way. Local listeners stay open
+ * until `close()` or the signal.
  *
  * @throws {TypeError} for invalid ports or addresses.
  * @throws {StatusError} when reading the pod fails (404 for a missing pod, 403, ...).

@@ -18,6 +18,8 @@ import {
 import { startHeartbeat } from "./websocket-heartbeat.js";
 import type { ForwardedPort } from "./port-forward-ports.js";
 import { errorMessage } from "../core/error-message.js";
+import { ErrorChannelBuffer } from "./error-channel-buffer.js";
+import { textExcerpt } from "./text-excerpt.js";
 
 const DATA_CHANNEL = 0;
 const ERROR_CHANNEL = 1;
@@ -41,6 +43,8 @@ export interface ForwardTarget {
  * through the client's logger: a refused upgrade (the server's Status), an error text on the
  * error channel (e.g. nothing listens on the port: the local connection is reset), a broken
  * channel protocol or an unanswered heartbeat (warn); the local side going away (debug).
+ * The error channel's text is bounded (its first 64 KiB kept, the rest counted and dropped)
+ * and the warn line quotes at most its first few KiB, followed by its size in bytes.
  *
  * The v4 protocol cannot half-close: the local peer's end of input (EOF) ends the forwarded
  * connection, closing the WebSocket after what was read before it (as client-node's
@@ -80,7 +84,7 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
   }
   return new Promise<void>((resolve) => {
     const pendingPrefix = [PORT_PREFIX_BYTES, PORT_PREFIX_BYTES];
-    const errorText: Buffer[] = [];
+    const errorText = new ErrorChannelBuffer();
     let failure: string | undefined;
     const fail = (message: string): void => {
       failure ??= message;
@@ -114,7 +118,7 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
         payload = payload.subarray(prefix);
       }
       if (payload.length === 0) return;
-      if (channel === ERROR_CHANNEL) errorText.push(Buffer.from(payload));
+      if (channel === ERROR_CHANNEL) errorText.push(payload);
       else if (channel === DATA_CHANNEL && !local.write(payload)) {
         ws.pause();
         local.once("drain", () => ws.resume());
@@ -124,7 +128,7 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
     ws.once("close", () => {
       heartbeat.stop();
       signal.removeEventListener("abort", onAbort);
-      const error = Buffer.concat(errorText).toString("utf8");
+      const error = textExcerpt(errorText.content(), { totalBytes: errorText.totalBytes });
       if (error !== "") logger.warn(`port-forward: ${error}`, fields);
       else if (failure !== undefined)
         logger.warn(`port-forward: connection to the pod failed: ${failure}`, fields);

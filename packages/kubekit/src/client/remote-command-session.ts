@@ -10,13 +10,19 @@ import type { RESTClient } from "../rest/rest-client.js";
 import { openApiWebSocket } from "./api-websocket.js";
 import type { ExecResult } from "./exec-result.js";
 import { decodeExecResult } from "./exec-result.js";
-import { StreamClosedError, StreamProtocolError } from "./stream-errors.js";
+import { ErrorChannelBuffer } from "./error-channel-buffer.js";
+import {
+  StreamClosedError,
+  StreamErrorChannelTooLargeError,
+  StreamProtocolError,
+} from "./stream-errors.js";
 import type { TerminalSize } from "../core/websocket-channels.js";
 import {
   decodeChannelMessage,
   encodeChannelMessage,
   encodeCloseMessage,
   encodeResizeMessage,
+  MAX_CHANNEL_MESSAGE_BYTES,
   REMOTE_COMMAND_PROTOCOL_V5,
   REMOTE_COMMAND_PROTOCOLS,
   RemoteCommandChannel,
@@ -83,6 +89,11 @@ export interface RemoteCommandOptions {
  *   await it: an unobserved rejection is not reported as unhandled.
  * - Problems never surface as `error` events on the streams: outputs end cleanly and
  *   `status` tells what happened.
+ * - Bounds against a hostile or broken server: a message longer than 32 MiB ends the
+ *   session with a {@link StreamProtocolError} as soon as its length shows; of the error
+ *   channel the first 64 KiB are kept and the rest counted and dropped, and `status` then
+ *   rejects with a {@link StreamErrorChannelTooLargeError} once the connection closed.
+ *   Error messages quote at most a few KiB of what the server sent.
  */
 export interface RemoteCommandSession {
   /** The negotiated protocol: `v5.channel.k8s.io` or `v4.channel.k8s.io`. */
@@ -154,6 +165,11 @@ export async function openPodRemoteCommand(
   return new ChannelSession(socket, protocol, client.clock, options);
 }
 
+/** Whether `ws` refused a message over its `maxPayload` (see `openApiWebSocket`). */
+function isMessageTooLong(err: Error): boolean {
+  return (err as NodeJS.ErrnoException).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
+}
+
 function isRequested(option: boolean | object | undefined, byDefault: boolean): boolean {
   return option === undefined ? byDefault : option !== false;
 }
@@ -182,7 +198,7 @@ class ChannelSession implements RemoteCommandSession {
   readonly #outputs = new Map<number, Output>();
   /** Outputs whose buffer is full: the socket stays paused while any is. */
   readonly #blocked = new Set<Readable>();
-  readonly #errorChannel: Buffer[] = [];
+  readonly #errorChannel = new ErrorChannelBuffer();
   /** Outputs whose end was pushed: pushing more would be an error. */
   readonly #endedOutputs = new WeakSet<Readable>();
   #ended = false;
@@ -208,6 +224,10 @@ class ChannelSession implements RemoteCommandSession {
       socket.on("message", (data, isBinary) => this.#onMessage(data, isBinary));
       socket.on("error", (err) => {
         this.#socketError ??= err;
+        if (isMessageTooLong(err)) {
+          const limit = `${MAX_CHANNEL_MESSAGE_BYTES} bytes, the most a message may carry`;
+          this.#fail(new StreamProtocolError(this.protocol, `a message longer than ${limit}`));
+        }
       });
       socket.once("close", (code, reason) => {
         heartbeat.stop();
@@ -368,9 +388,19 @@ class ChannelSession implements RemoteCommandSession {
 
   #outcome(code: number, reason: string): Outcome {
     if (this.#failure !== undefined) return { ok: false, error: this.#failure };
-    if (this.#errorChannel.length > 0) {
+    const errorChannel = this.#errorChannel;
+    if (errorChannel.truncated) {
+      const error = new StreamErrorChannelTooLargeError(
+        this.protocol,
+        RemoteCommandChannel.error,
+        errorChannel.content(),
+        errorChannel.totalBytes,
+      );
+      return { ok: false, error };
+    }
+    if (errorChannel.received) {
       try {
-        const result = decodeExecResult(this.protocol, Buffer.concat(this.#errorChannel));
+        const result = decodeExecResult(this.protocol, errorChannel.content());
         return { ok: true, result };
       } catch (err) {
         return { ok: false, error: err };

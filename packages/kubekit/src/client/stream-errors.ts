@@ -5,6 +5,7 @@
  * answer at all is a `TransportError`.
  */
 import { redactUrl } from "../rest/request-errors.js";
+import { textExcerpt } from "./text-excerpt.js";
 
 /**
  * The server accepted the WebSocket upgrade but not in a way the client can use: it chose
@@ -41,9 +42,10 @@ export class StreamUpgradeError extends Error {
 
 /**
  * The server broke the channel protocol of an open stream: a text message where only
- * binary ones are allowed, an empty message, an error channel that is not a `Status`, a
+ * binary ones are allowed, an empty message, a message over 32 MiB, an error channel that
+ * is not a `Status` or is too large for one ({@link StreamErrorChannelTooLargeError}), a
  * `NonZeroExitCode` Status without a valid `ExitCode` cause (client-go's "error stream
- * protocol error").
+ * protocol error"). Text the server sent is quoted at most a few KiB long.
  */
 export class StreamProtocolError extends Error {
   /** The negotiated subprotocol, e.g. `v5.channel.k8s.io`. */
@@ -53,6 +55,33 @@ export class StreamProtocolError extends Error {
     super(`${protocol} stream protocol error: ${message}`);
     this.name = "StreamProtocolError";
     this.protocol = protocol;
+  }
+}
+
+/**
+ * The server sent more on a stream's error channel than a Status can take: the client kept
+ * the first `keptBytes`, counted the rest and dropped it, and fails the session with this
+ * error once the connection closed (what was kept is not decoded). The message quotes at
+ * most the first few KiB, with the total size.
+ */
+export class StreamErrorChannelTooLargeError extends StreamProtocolError {
+  /** The error channel's number (3 for exec and attach). */
+  readonly channel: number;
+  /** The bytes kept: the client's limit for the channel. */
+  readonly keptBytes: number;
+  /** The bytes the server sent on the channel in all. */
+  readonly totalBytes: number;
+
+  /** `kept` is what the client kept of the channel's `totalBytes` bytes. */
+  constructor(protocol: string, channel: number, kept: Uint8Array, totalBytes: number) {
+    super(
+      protocol,
+      `error channel ${channel} carried ${totalBytes} bytes, more than the ${kept.length} kept; it starts with ${textExcerpt(kept, { totalBytes, quoted: true })}`,
+    );
+    this.name = "StreamErrorChannelTooLargeError";
+    this.channel = channel;
+    this.keptBytes = kept.length;
+    this.totalBytes = totalBytes;
   }
 }
 

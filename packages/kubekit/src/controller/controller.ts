@@ -26,6 +26,14 @@ import { controllerOwnerKeys, enqueueHandler } from "./handler/enqueue-handler.j
 import type { Predicate } from "./handler/predicate.js";
 import type { ReconcileResult, Reconciler } from "./reconciler.js";
 import { isTerminalError } from "./terminal-error.js";
+import type { AwaitedInformer, ManagerDefaults } from "./manager/manager-injection.js";
+import { onManagerAdd } from "./manager/manager-injection.js";
+
+/**
+ * How long {@link Controller.run} waits for its informers to sync by default: 2 minutes,
+ * controller-runtime's default `CacheSyncTimeout` (`pkg/internal/controller/controller.go`).
+ */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
 /** Settings of a {@link Controller}. */
 export interface ControllerOptions {
@@ -44,16 +52,27 @@ export interface ControllerOptions {
    * with bursts of 100).
    */
   readonly rateLimiter?: RateLimiter<string>;
-  /** Time source of the queue's delays and of the default rate limiter (default: the real clock). */
+  /**
+   * Time source of the queue's delays, of the default rate limiter and of the cache sync
+   * timeout (default: the clock of the {@link Manager} it is added to, else the real clock).
+   */
   readonly clock?: Clock;
-  /** Where the controller logs (default: the console logger). */
+  /** Where the controller logs (default: the {@link Manager}'s logger, else the console logger). */
   readonly logger?: Logger;
+  /**
+   * How long {@link Controller.run} waits for the watched informers to sync before it
+   * rejects with `CacheSyncTimeout` naming the informers that have not (default
+   * {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}, 2 minutes, controller-runtime's), on the
+   * controller's clock.
+   */
+  readonly cacheSyncTimeoutMs?: number;
   /**
    * Where the work queue's metrics go, under the controller's name (client-go's workqueue
    * metric set: depth, adds, latency, work duration, unfinished work, retries), and, when the
    * provider has `newReconcileMetrics` (e.g. a {@link Manager}'s `metrics`), the reconcile
    * metrics (controller-runtime's: outcomes, errors, durations on the controller's clock,
-   * workers); default none.
+   * workers). Default: the {@link Manager}'s `metrics` when the controller is added to one,
+   * else none.
    */
   readonly metrics?: ControllerMetricsProvider;
 }
@@ -96,9 +115,17 @@ export type WatchedInformer<T> = Pick<SharedIndexInformer<T>, "name" | "addEvent
  *   signal each running reconcile received; `run` resolves once they have all settled and
  *   the queue is shut down (its pending delays are cancelled, so no timer is left behind).
  *
- * The controller does not start informers: start them yourself (e.g. `factory.start`),
- * before or after calling `run`. Add watches before `run` (a watch added later is not waited
- * for). Keys enqueued before `run` wait in the queue and are reconciled after the sync.
+ * - **Sync timeout**: when a watched informer has not synced `cacheSyncTimeoutMs` (default
+ *   2 minutes) after `run` began, `run` rejects with `CacheSyncTimeout` naming it.
+ * - **In a {@link Manager}**: added to one, the controller takes the manager's metrics,
+ *   logger and clock unless its options set them, and while it waits for its informers the
+ *   manager's `/readyz` fails, naming them in its log.
+ *
+ * The controller does not start informers: start them yourself (e.g. `factory.start`, or
+ * add the factory to the manager), before or after calling `run`. Add watches before `run`
+ * (a watch added later is not waited for). Keys enqueued before `run` wait in the queue and
+ * are reconciled after the sync. The queue is created by the first key (or `run`), with the
+ * metrics and clock known then: add the controller to its manager before enqueueing.
  *
  * @example
  * A controller that gives every Deployment a ConfigMap it owns, applied server-side so that
@@ -165,16 +192,32 @@ export class Controller {
   /** The number of workers {@link run} starts. */
   readonly workers: number;
   readonly #reconcile: Reconciler;
-  readonly #queue: RateLimitingQueue<string>;
-  readonly #logger: Logger;
-  readonly #clock: Clock;
-  readonly #metrics: ReconcileMetrics | undefined;
-  readonly #registrations: EventHandlerRegistration[] = [];
+  readonly #options: ControllerOptions;
+  readonly #cacheSyncTimeoutMs: number;
+  /** Created on first use ({@link #workQueue}), with the metrics and clock known then. */
+  #queue: RateLimitingQueue<string> | undefined;
+  #logger: Logger;
+  #clock: Clock;
+  #metricsProvider: ControllerMetricsProvider | undefined;
+  #metrics: ReconcileMetrics | undefined;
+  #awaitInformers: ManagerDefaults["awaitInformers"] | undefined;
+  readonly #sources: {
+    readonly informer: string;
+    readonly registration: EventHandlerRegistration;
+  }[] = [];
   #state: "new" | "running" | "stopped" = "new";
+  /** Logs to the current {@link #logger}, which a manager may replace after a watch was added. */
+  readonly #log: Logger = {
+    debug: (message, fields) => this.#logger.debug(message, fields),
+    info: (message, fields) => this.#logger.info(message, fields),
+    warn: (message, fields) => this.#logger.warn(message, fields),
+    error: (message, fields) => this.#logger.error(message, fields),
+  };
 
   /**
    * @throws {TypeError} when `name` is empty or `reconcile` is not a function.
-   * @throws {RangeError} when `workers` is not an integer >= 1.
+   * @throws {RangeError} when `workers` is not an integer >= 1, or `cacheSyncTimeoutMs` not
+   *   a positive number.
    */
   constructor(options: ControllerOptions) {
     if (typeof options.name !== "string" || options.name === "") {
@@ -189,19 +232,21 @@ export class Controller {
         `controller ${options.name}: workers must be an integer >= 1, got ${workers}`,
       );
     }
+    const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    if (!(cacheSyncTimeoutMs > 0)) {
+      throw new RangeError(
+        `controller ${options.name}: cacheSyncTimeoutMs must be > 0, got ${cacheSyncTimeoutMs}`,
+      );
+    }
     this.name = options.name;
     this.workers = workers;
     this.#reconcile = options.reconcile;
+    this.#options = options;
+    this.#cacheSyncTimeoutMs = cacheSyncTimeoutMs;
     this.#logger = options.logger ?? consoleLogger;
     this.#clock = options.clock ?? realClock;
-    this.#metrics = options.metrics?.newReconcileMetrics?.(options.name);
-    this.#metrics?.setMaxConcurrentReconciles(workers);
-    this.#queue = new RateLimitingQueue<string>({
-      clock: this.#clock,
-      name: options.name,
-      ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
-      ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
-    });
+    if (options.metrics !== undefined) this.#useMetrics(options.metrics);
+    onManagerAdd(this, (defaults) => this.#inject(defaults));
   }
 
   /**
@@ -235,6 +280,9 @@ export class Controller {
    * are ignored, as are tombstones without a last known state. The owner is looked up in
    * the object's namespace, unless `owner.clusterScoped`.
    *
+   * @throws {TypeError} when `owner.kind` is not a non-empty string or `owner.group` not a
+   *   string (`""` is the core group): controller-runtime's `EnqueueRequestForOwner` refuses
+   *   an owner type without a kind the same way.
    * @throws {ControllerLifecycleError} (`Stopped`) once {@link run} has finished.
    * @throws {InformerLifecycleError} (`Stopped`) when the informer has stopped.
    */
@@ -242,6 +290,13 @@ export class Controller {
     informer: WatchedInformer<T>,
     owner: WatchOwnedOptions<T>,
   ): void {
+    // The types say so already; a call from JavaScript or through a cast may not.
+    const { group, kind: ownerKind } = owner as Partial<OwnerKind>;
+    if (typeof ownerKind !== "string" || ownerKind === "" || typeof group !== "string") {
+      throw new TypeError(
+        `controller ${this.name}: watchOwned needs the owner's group (a string, "" for the core group) and kind (a non-empty string)`,
+      );
+    }
     const kind: OwnerKind = {
       group: owner.group,
       kind: owner.kind,
@@ -256,7 +311,7 @@ export class Controller {
 
   /** Queues `key` for a reconcile (ignored once {@link run} has finished). */
   enqueue(key: string): void {
-    this.#queue.add(key);
+    this.#workQueue().add(key);
   }
 
   /**
@@ -265,7 +320,7 @@ export class Controller {
    * on the controller's clock that keeps the process alive until it fires or `run` ends.
    */
   enqueueAfter(key: string, ms: number): void {
-    this.#queue.addAfter(key, ms);
+    this.#workQueue().addAfter(key, ms);
   }
 
   /**
@@ -275,7 +330,9 @@ export class Controller {
    * reconciling) when `signal` aborts while waiting for the sync.
    *
    * @throws {ControllerLifecycleError} (as a rejection) `AlreadyStarted` when called again;
-   *   `CacheSyncFailed` when a watched informer stops before it synced.
+   *   `CacheSyncFailed` when a watched informer stops before it synced; `CacheSyncTimeout`
+   *   when they have not all synced within `cacheSyncTimeoutMs` (its `informers` name the
+   *   ones that have not).
    */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#state !== "new") {
@@ -286,26 +343,106 @@ export class Controller {
       );
     }
     this.#state = "running";
+    const queue = this.#workQueue();
     const context = { controller: this.name };
+    const awaited: AwaitedInformer[] = this.#sources.map(({ informer, registration }) => ({
+      informer,
+      hasSynced: () => registration.hasSynced(),
+    }));
+    const stopAwaiting = this.#awaitInformers?.(this.name, awaited);
     try {
-      const synced = await waitForCacheSync(signal, ...this.#registrations);
+      await this.#waitForSources(signal);
       if (signal.aborted) return;
-      if (!synced) {
-        throw new ControllerLifecycleError(
-          "CacheSyncFailed",
-          this.name,
-          "a watched informer stopped before its cache synced",
-        );
-      }
       this.#logger.info("controller: starting workers", { ...context, workers: this.workers });
       const workers = Array.from({ length: this.workers }, () => this.#work(signal));
       await Promise.all(workers);
       this.#logger.info("controller: all workers finished", context);
     } finally {
-      for (const registration of this.#registrations) registration.remove();
-      this.#queue.shutDown();
+      stopAwaiting?.();
+      for (const { registration } of this.#sources) registration.remove();
+      queue.shutDown();
       this.#state = "stopped";
     }
+  }
+
+  /**
+   * Takes the manager's metrics, logger and clock where the options set none. The queue (and
+   * the metrics and clock it uses) exists once a key was enqueued: then only the logger and
+   * the readiness registration apply, and a warning says so.
+   */
+  #inject(defaults: ManagerDefaults): void {
+    this.#awaitInformers = defaults.awaitInformers;
+    if (this.#options.logger === undefined) this.#logger = defaults.logger;
+    if (this.#queue !== undefined) {
+      this.#logger.warn(
+        "controller: added to a manager after its queue was created: the manager's metrics and clock do not apply",
+        { controller: this.name },
+      );
+      return;
+    }
+    if (this.#options.clock === undefined) this.#clock = defaults.clock;
+    if (this.#metricsProvider === undefined) this.#useMetrics(defaults.metrics);
+  }
+
+  /** Sets the metrics provider; the reconcile metrics exist from then on. */
+  #useMetrics(provider: ControllerMetricsProvider): void {
+    this.#metricsProvider = provider;
+    this.#metrics = provider.newReconcileMetrics?.(this.name);
+    this.#metrics?.setMaxConcurrentReconciles(this.workers);
+  }
+
+  /** The work queue, created on first use. */
+  #workQueue(): RateLimitingQueue<string> {
+    if (this.#queue === undefined) {
+      const { rateLimiter } = this.#options;
+      const metrics = this.#metricsProvider;
+      this.#queue = new RateLimitingQueue<string>({
+        clock: this.#clock,
+        name: this.name,
+        ...(rateLimiter !== undefined ? { rateLimiter } : {}),
+        ...(metrics !== undefined ? { metrics } : {}),
+      });
+    }
+    return this.#queue;
+  }
+
+  /**
+   * Waits until every watched informer synced, `signal` aborts (then resolves), or the
+   * cache sync timeout passes on the controller's clock (controller-runtime's
+   * `CacheSyncTimeout`, `pkg/internal/controller/controller.go`).
+   *
+   * @throws {ControllerLifecycleError} `CacheSyncFailed` or `CacheSyncTimeout`, naming the
+   *   informers that have not synced.
+   */
+  async #waitForSources(signal: AbortSignal): Promise<void> {
+    const registrations = this.#sources.map((source) => source.registration);
+    if (registrations.every((registration) => registration.hasSynced())) return;
+    const timedOut = new AbortController();
+    const timer = this.#clock.setTimer(this.#cacheSyncTimeoutMs, () => timedOut.abort());
+    let synced: boolean;
+    try {
+      synced = await waitForCacheSync(AbortSignal.any([signal, timedOut.signal]), ...registrations);
+    } finally {
+      timer.cancel();
+    }
+    if (synced || signal.aborted) return;
+    const pending = this.#sources
+      .filter(({ registration }) => !registration.hasSynced())
+      .map(({ informer }) => informer);
+    if (timedOut.signal.aborted) {
+      throw new ControllerLifecycleError(
+        "CacheSyncTimeout",
+        this.name,
+        `timed out after ${this.#cacheSyncTimeoutMs} ms waiting for the caches of informer(s) ${pending.join(", ")} to sync (is their informer factory started, or added to the manager?)`,
+        pending,
+      );
+    }
+    throw new ControllerLifecycleError(
+      "CacheSyncFailed",
+      this.name,
+      `informer(s) ${pending.join(", ")} stopped before their caches synced`,
+      pending,
+    );
   }
 
   #addSource<T>(
@@ -317,11 +454,14 @@ export class Controller {
     }
     const handler = enqueueHandler<T>({
       ...source,
-      enqueue: (key) => this.#queue.add(key),
-      logger: this.#logger,
+      enqueue: (key) => this.#workQueue().add(key),
+      logger: this.#log,
       context: { controller: this.name, informer: informer.name },
     });
-    this.#registrations.push(informer.addEventHandler(handler));
+    this.#sources.push({
+      informer: informer.name,
+      registration: informer.addEventHandler(handler),
+    });
   }
 
   /**
@@ -336,7 +476,7 @@ export class Controller {
       if (slice.due) await slice.yield();
       let key: string;
       try {
-        const [item, shutdown] = await this.#queue.get(signal);
+        const [item, shutdown] = await this.#workQueue().get(signal);
         if (shutdown) return;
         key = item;
       } catch {
@@ -347,7 +487,7 @@ export class Controller {
         if (!signal.aborted) await this.#reconcileKey(key, signal);
       } finally {
         this.#metrics?.activeWorkers.dec();
-        this.#queue.done(key);
+        this.#workQueue().done(key);
       }
     }
   }
@@ -371,7 +511,7 @@ export class Controller {
           ...fields,
           error,
         });
-        this.#queue.forget(key);
+        this.#workQueue().forget(key);
         return ["error", true];
       } else if (signal.aborted && error === signal.reason) {
         this.#logger.debug("reconcile aborted: the controller is stopping", fields);
@@ -379,23 +519,23 @@ export class Controller {
         this.#logger.error("reconcile failed; requeued with backoff", {
           ...fields,
           error,
-          requeues: this.#queue.numRequeues(key),
+          requeues: this.#workQueue().numRequeues(key),
         });
-        this.#queue.addRateLimited(key);
+        this.#workQueue().addRateLimited(key);
       }
       return ["error", false];
     }
     const after = result?.requeueAfterMs;
     if (typeof after === "number" && after > 0) {
-      this.#queue.forget(key);
-      this.#queue.addAfter(key, after);
+      this.#workQueue().forget(key);
+      this.#workQueue().addAfter(key, after);
       return ["requeue_after", false];
     }
     if (result?.requeue === true) {
-      this.#queue.addRateLimited(key);
+      this.#workQueue().addRateLimited(key);
       return ["requeue", false];
     }
-    this.#queue.forget(key);
+    this.#workQueue().forget(key);
     return ["success", false];
   }
 }

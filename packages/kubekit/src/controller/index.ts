@@ -18,6 +18,7 @@
  */
 export {
   Controller,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   type ControllerOptions,
   type ControllerWatchOptions,
   type WatchOwnedOptions,

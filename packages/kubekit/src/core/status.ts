@@ -232,18 +232,45 @@ function decodeDetails(value: Record<string, unknown>): StatusDetails {
 }
 
 /**
- * The reason of a {@link StatusError}: its `status.reason` when that is a known reason,
- * otherwise the one client-go infers from the code (400 BadRequest, 401 Unauthorized,
- * 403 Forbidden, 404 NotFound, 405 MethodNotAllowed, 406 NotAcceptable, 409 Conflict,
- * 410 Gone, 413 RequestEntityTooLarge, 415 UnsupportedMediaType, 422 Invalid,
- * 429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable, 504 Timeout), or `""`.
- * Any other value gives `""`.
+ * The first {@link StatusError} in `err`, looking through `Error.cause` chains and the
+ * `errors` of an `AggregateError` depth first (as apimachinery's `pkg/api/errors/errors.go`
+ * finds the `APIStatus` with `errors.As`, which follows `Unwrap`): a `TerminalError` or any
+ * wrapper built with `{ cause }` answers the predicates as the error it wraps. Cycles end
+ * the search.
+ */
+function statusErrorIn(err: unknown, seen = new Set<unknown>()): StatusError | undefined {
+  if (err instanceof StatusError) return err;
+  if (!(err instanceof Error) || seen.has(err)) return undefined;
+  seen.add(err);
+  if (err instanceof AggregateError) {
+    for (const inner of err.errors as unknown[]) {
+      const found = statusErrorIn(inner, seen);
+      if (found !== undefined) return found;
+    }
+  }
+  return statusErrorIn(err.cause, seen);
+}
+
+/**
+ * The reason of the {@link StatusError} in `err` (itself, or one found through its `cause`
+ * chain and `AggregateError` members, as `errors.As` finds it in Go; every predicate below
+ * looks the same way): its `status.reason` when that is a known reason, otherwise the one
+ * client-go infers from the code (400 BadRequest, 401 Unauthorized, 403 Forbidden,
+ * 404 NotFound, 405 MethodNotAllowed, 406 NotAcceptable, 409 Conflict, 410 Gone,
+ * 413 RequestEntityTooLarge, 415 UnsupportedMediaType, 422 Invalid, 429 TooManyRequests,
+ * 500 InternalError, 503 ServiceUnavailable, 504 Timeout), or `""`. Any other value gives `""`.
  */
 export function reasonOf(err: unknown): StatusReason {
-  if (!(err instanceof StatusError)) return "";
-  const reason = err.status.reason ?? "";
+  const status = statusErrorIn(err)?.status;
+  if (status === undefined) return "";
+  const reason = status.reason ?? "";
   if (KNOWN_REASONS.has(reason)) return reason;
-  return REASON_FOR_CODE.get(err.status.code) ?? "";
+  return REASON_FOR_CODE.get(status.code) ?? "";
+}
+
+/** The HTTP code of the {@link StatusError} in `err` (see {@link reasonOf}), or `undefined`. */
+function codeOf(err: unknown): number | undefined {
+  return statusErrorIn(err)?.status.code;
 }
 
 /** 404: reason NotFound, or code 404 with an unknown reason. */
@@ -292,16 +319,13 @@ export function isGone(err: unknown): boolean {
  * clients must treat all three alike (client-go's `IsResourceExpired` and `IsGone` callers do).
  */
 export function isResourceExpired(err: unknown): boolean {
-  if (!(err instanceof StatusError)) return false;
   const reason = reasonOf(err);
-  return reason === "Expired" || reason === "Gone" || err.status.code === 410;
+  return reason === "Expired" || reason === "Gone" || codeOf(err) === 410;
 }
 
 /** 429: reason TooManyRequests, or code 429 whatever the reason (client-go's historical behaviour). */
 export function isTooManyRequests(err: unknown): boolean {
-  return (
-    reasonOf(err) === "TooManyRequests" || (err instanceof StatusError && err.status.code === 429)
-  );
+  return reasonOf(err) === "TooManyRequests" || codeOf(err) === 429;
 }
 
 /** 500: reason InternalError, or code 500 with an unknown reason. */
@@ -341,10 +365,7 @@ export function isUnsupportedMediaType(err: unknown): boolean {
 
 /** 413: reason RequestEntityTooLarge, or code 413 whatever the reason (as client-go). */
 export function isRequestEntityTooLarge(err: unknown): boolean {
-  return (
-    reasonOf(err) === "RequestEntityTooLarge" ||
-    (err instanceof StatusError && err.status.code === 413)
-  );
+  return reasonOf(err) === "RequestEntityTooLarge" || codeOf(err) === 413;
 }
 
 /**
@@ -361,12 +382,13 @@ export const TOO_LARGE_RESOURCE_VERSION_MESSAGE = "Too large resource version";
  * "Too large resource version". Reflectors treat this like 410 and relist.
  */
 export function isTooLargeResourceVersion(err: unknown): boolean {
-  if (!(err instanceof StatusError)) return false;
-  const causes = err.status.details?.causes ?? [];
+  const status = statusErrorIn(err)?.status;
+  if (status === undefined) return false;
+  const causes = status.details?.causes ?? [];
   if (causes.some((c) => c.reason === "ResourceVersionTooLarge")) return true;
   if (!isTimeout(err)) return false;
   if (causes.some((c) => c.message === TOO_LARGE_RESOURCE_VERSION_MESSAGE)) return true;
-  return (err.status.message ?? "").includes(TOO_LARGE_RESOURCE_VERSION_MESSAGE);
+  return (status.message ?? "").includes(TOO_LARGE_RESOURCE_VERSION_MESSAGE);
 }
 
 /**
@@ -377,10 +399,10 @@ export function isTooLargeResourceVersion(err: unknown): boolean {
  * looks at the Status only; a `Retry-After` header is the HTTP layer's business.
  */
 export function suggestsClientDelay(err: unknown): number | undefined {
-  if (!(err instanceof StatusError)) return undefined;
-  const details = err.status.details;
+  const status = statusErrorIn(err)?.status;
+  const details = status?.details;
   if (details === undefined) return undefined;
-  if (err.status.reason === "ServerTimeout") return details.retryAfterSeconds ?? 0;
+  if (status?.reason === "ServerTimeout") return details.retryAfterSeconds ?? 0;
   const s = details.retryAfterSeconds;
   return s !== undefined && s > 0 ? s : undefined;
 }

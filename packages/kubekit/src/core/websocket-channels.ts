@@ -16,6 +16,13 @@
  * 2i+1 (error, server to client), each starting with the port ({@link encodePortPrefix}).
  */
 
+/**
+ * The largest message a peer of these protocols may send: kube-apiserver's wsstream
+ * (`staging/src/k8s.io/apiserver/pkg/util/wsstream/conn.go`) reads with
+ * `golang.org/x/net/websocket`, whose `DefaultMaxPayloadBytes` is 32 MiB.
+ */
+export const MAX_CHANNEL_MESSAGE_BYTES = 32 * 1024 * 1024;
+
 /** The remote command protocol with the close signal (kube-apiserver 1.30+, KEP-4006). */
 export const REMOTE_COMMAND_PROTOCOL_V5 = "v5.channel.k8s.io";
 

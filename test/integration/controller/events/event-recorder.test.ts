@@ -97,6 +97,17 @@ describe("EventRecorder against the embedded server", () => {
     expect(v1.note).toBe("Back-off restarting failed container");
   });
 
+  it("writes an Event about an object whose name is not a valid Event name prefix (an IPv6 IPAddress)", async () => {
+    const r = recorder();
+    const address = { apiVersion: "networking.k8s.io/v1", kind: "IPAddress", name: "2001:db8::1" };
+    r.event(address, "Normal", "Allocated", "address allocated");
+    await r.flush();
+    const list = await h.cs.coreV1.events("default").list({
+      fieldSelector: "involvedObject.kind=IPAddress,reason=Allocated",
+    });
+    expect(list.items.map((e) => e.involvedObject.name)).toEqual(["2001:db8::1"]);
+  });
+
   it("writes core/v1 Events with count and lastTimestamp when asked to", async () => {
     const r = recorder({ api: "v1" });
     for (let i = 0; i < 3; i++) {

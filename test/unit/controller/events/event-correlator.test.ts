@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { COMBINED_EVENT_PREFIX } from "../../../../packages/kubekit/src/controller/events/event-aggregator.js";
 import { EVENT_CORRELATOR_DEFAULTS, EventCorrelator, type EventOccurrence } from "kubekit";
 import { FakeClock } from "kubekit/testing";
+import { isDns1123Subdomain } from "kubekit/apimachinery";
 
 function occurrence(overrides: Partial<EventOccurrence> = {}): EventOccurrence {
   return {
@@ -56,6 +57,27 @@ describe("EventCorrelator", () => {
     expect(a.event.name).not.toBe(b.event.name);
   });
 
+  it("names an event about an object whose name would make an invalid Event name with a UUID, as client-go", () => {
+    const c = new EventCorrelator({ clock: new FakeClock() });
+    const ipv6 = occurrence({
+      regarding: { apiVersion: "networking.k8s.io/v1", kind: "IPAddress", name: "2001:db8::1" },
+    });
+    const long = occurrence({ regarding: { ...occurrence().regarding, name: "a".repeat(240) } });
+    const names = [c.correlate(ipv6).event.name, c.correlate(long).event.name];
+    for (const name of names) {
+      expect(isDns1123Subdomain(name)).toEqual([]);
+      expect(name).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    }
+    expect(names[0]).not.toBe(names[1]);
+    // Counted again under the name it got first.
+    expect(c.correlate(ipv6).event.name).toBe(names[0]);
+    // A name of 236 characters still fits with its 16 hex digits.
+    const fits = c.correlate(
+      occurrence({ regarding: { ...occurrence().regarding, name: "b".repeat(236) } }),
+    );
+    expect(fits.event.name).toMatch(/^b{236}\.[0-9a-f]{16}$/);
+  });
+
   it("puts events about cluster-scoped objects in the default namespace", () => {
     const c = new EventCorrelator({ clock: new FakeClock() });
     const r = c.correlate(
@@ -82,6 +104,16 @@ describe("EventCorrelator", () => {
     expect(refilled.skip).toBe(false);
     expect(refilled.event.count).toBe(32);
     expect(c.correlate(occurrence()).skip).toBe(true);
+  });
+
+  it("keeps a bucket per event type: 25 Normal events about an object do not hold back its Warning", () => {
+    const c = new EventCorrelator({ clock: new FakeClock() });
+    for (let i = 0; i < 25; i++) {
+      expect(c.correlate(occurrence({ message: `normal ${i}` })).skip).toBe(false);
+    }
+    expect(c.correlate(occurrence({ message: "normal 25" })).skip).toBe(true);
+    const warning = c.correlate(occurrence({ type: "Warning", reason: "Failed", message: "x" }));
+    expect(warning.skip).toBe(false);
   });
 
   it("does not charge the spam filter for an occurrence merged into a pending write", () => {

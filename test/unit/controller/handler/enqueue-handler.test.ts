@@ -53,6 +53,12 @@ describe("enqueueHandler", () => {
     expect(keys).toEqual(["ns/a", "ns/a", "ns/a", "ns/b", "ns/c"]);
   });
 
+  it("enqueues only the new object's key on an update, as controller-runtime's EnqueueRequestForObject", () => {
+    const { h, keys } = handler();
+    void h.onUpdate?.(pod("old-name"), { metadata: { name: "new-name", namespace: "other" } });
+    expect(keys).toEqual(["other/new-name"]);
+  });
+
   it("applies every predicate (AND) and tells delete predicates about tombstones", () => {
     const seen: boolean[] = [];
     const { h, keys } = handler({

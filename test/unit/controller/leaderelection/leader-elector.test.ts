@@ -31,7 +31,10 @@ class MemoryLockStore {
 
 /** One candidate's view of a {@link MemoryLockStore}; `mode` fails or stalls its calls. */
 class MemoryLock implements ResourceLock {
-  /** `lose-answer`: writes are applied, then the call stalls until aborted (the answer is lost). */
+  /**
+   * `lose-answer`: writes are applied, then the call stalls until aborted (the answer is lost,
+   * so the lock does not learn the new version, as a LeaseLock remembers only answers).
+   */
   mode: "ok" | "fail" | "stall" | "lose-answer" = "ok";
   #seen: number | undefined;
 
@@ -58,7 +61,7 @@ class MemoryLock implements ResourceLock {
   ): Promise<ObservedLeaderElectionRecord> {
     await this.#gate(signal);
     if (this.store.current !== undefined) throw newAlreadyExists(LEASES, "lock");
-    return this.#answer(this.#wrote(this.store.write(record)), signal);
+    return this.#answer(this.store.write(record), signal);
   }
 
   async update(
@@ -69,7 +72,7 @@ class MemoryLock implements ResourceLock {
     if (this.store.current?.version !== this.#seen) {
       throw newConflict(LEASES, "lock", "the object has been modified");
     }
-    return this.#answer(this.#wrote(this.store.write(record)), signal);
+    return this.#answer(this.store.write(record), signal);
   }
 
   /** The answer of an applied write, or (in `lose-answer` mode) a stall until `signal` aborts. */
@@ -77,7 +80,7 @@ class MemoryLock implements ResourceLock {
     observed: ObservedLeaderElectionRecord,
     signal: AbortSignal | undefined,
   ): ObservedLeaderElectionRecord | Promise<never> {
-    if (this.mode !== "lose-answer") return observed;
+    if (this.mode !== "lose-answer") return this.#wrote(observed);
     return new Promise<never>((_, reject) => {
       signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
@@ -394,6 +397,72 @@ describe("LeaderElector", () => {
     expect(a.events).not.toContain(`started@${T0}`);
     expect(store.current?.record).toMatchObject({ holderIdentity: "", leaseDurationSeconds: 1 });
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("releaseOnCancel re-reads the lock and releases it after a renewal whose answer the cancel cut off", async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryLockStore();
+    const a = candidate(store, "a", clock, { releaseOnCancel: true });
+    await settle();
+    a.lock.mode = "lose-answer";
+    await advance(clock, 2_000); // the renewal is applied; its answer never comes
+    expect(store.writes).toHaveLength(2);
+    a.lock.mode = "ok";
+    a.abort.abort();
+    await a.done;
+    // client-go's tryRelease: the release is written over the version read, not the one last
+    // seen (which the in-flight renewal made stale), so it does not fail with a 409.
+    expect(store.current?.record).toMatchObject({ holderIdentity: "", leaseDurationSeconds: 1 });
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("releaseOnCancel retries the release after a 409 Conflict", async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryLockStore();
+    const a = candidate(store, "a", clock, { releaseOnCancel: true });
+    await settle();
+    // Someone writes the lock (same holder) between the release's read and its write, once.
+    const get = a.lock.get.bind(a.lock);
+    let raced = false;
+    a.lock.get = async (signal) => {
+      const observed = await get(signal);
+      if (a.abort.signal.aborted && !raced && store.current !== undefined) {
+        raced = true;
+        store.write({ ...store.current.record });
+      }
+      return observed;
+    };
+    a.abort.abort();
+    await a.done;
+    expect(raced).toBe(true);
+    expect(store.current?.record).toMatchObject({ holderIdentity: "", leaseDurationSeconds: 1 });
+  });
+
+  it("reports the empty identity to onNewLeader after a release, as client-go", async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryLockStore();
+    const a = candidate(store, "a", clock, { releaseOnCancel: true });
+    await settle();
+    a.abort.abort();
+    await a.done;
+    expect(a.events).toEqual([
+      "leader:a",
+      `started@${T0}`,
+      `aborted@${T0}`,
+      "leader:",
+      `stopped@${T0}`,
+    ]);
+  });
+
+  it("does not report an unheld lock seen before any holder", async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryLockStore();
+    store.write({ holderIdentity: "", leaseDurationSeconds: 1, leaderTransitions: 0 });
+    const a = candidate(store, "a", clock);
+    await settle();
+    expect(a.events).toEqual(["leader:a", `started@${T0}`]);
+    a.abort.abort();
+    await a.done;
   });
 
   it("releaseOnCancel does not release when the work outlives the renew deadline", async () => {

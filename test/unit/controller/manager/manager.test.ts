@@ -18,6 +18,8 @@ import {
 } from "kubekit";
 import { HealthChecks } from "../../../../packages/kubekit/src/controller/manager/health-checks.js";
 import { FakeClock } from "kubekit/testing";
+import { obj } from "../../cache/fixtures.js";
+import { CapturingLogger, setupInformer } from "../../cache/shared-index-informer-harness.js";
 
 /** The value of one sample of `name` with exactly `labels`, from the registry's JSON. */
 async function sample(
@@ -251,6 +253,136 @@ describe("Manager lifecycle without a server", () => {
     });
     expect(otherStopped).toBe(true);
     expect(() => mgr.add({ run: async () => undefined })).toThrow(ManagerError);
+  });
+});
+
+describe("Manager wiring of controllers", () => {
+  const kubeConfig = unreachableKubeConfig();
+
+  it("gives a controller added its metrics, logger and clock unless the controller set them", async () => {
+    const registry = new Registry();
+    const clock = new FakeClock();
+    const logger = new CapturingLogger();
+    const mgr = new Manager({ kubeConfig, clock, registry, logger });
+    let reconciledAt: number | undefined;
+    const wired = new Controller({
+      name: "wired",
+      workers: 2,
+      reconcile: () => void (reconciledAt = clock.now()),
+    });
+    const ownRegistry = new Registry();
+    const ownLogger = new CapturingLogger();
+    const own = new Controller({
+      name: "own",
+      logger: ownLogger,
+      metrics: controllerMetricsProvider(new PrometheusMetricFactory({ registry: ownRegistry })),
+      reconcile: () => undefined,
+    });
+    mgr.add(wired);
+    mgr.add(own);
+    expect(
+      await sample(registry, "controller_runtime_max_concurrent_reconciles", {
+        controller: "wired",
+      }),
+    ).toBe(2);
+    expect(
+      await sample(registry, "controller_runtime_max_concurrent_reconciles", { controller: "own" }),
+    ).toBeUndefined();
+    expect(
+      await sample(ownRegistry, "controller_runtime_max_concurrent_reconciles", {
+        controller: "own",
+      }),
+    ).toBe(1);
+    const stop = new AbortController();
+    const run = mgr.start(stop.signal);
+    await mgr.elected();
+    wired.enqueueAfter("ns/a", 1_000); // a delay on the manager's (fake) clock
+    await clock.waitForTimers(1);
+    await clock.advance(1_000);
+    while (reconciledAt === undefined) await clock.advance(0);
+    expect(reconciledAt).toBe(clock.now());
+    const labels = { controller: "wired", result: "success" };
+    while ((await sample(registry, "controller_runtime_reconcile_total", labels)) !== 1) {
+      await clock.advance(0);
+    }
+    expect(
+      await sample(registry, "workqueue_adds_total", { name: "wired", controller: "wired" }),
+    ).toBe(1);
+    stop.abort();
+    await run;
+    const started = (l: CapturingLogger, name: string) =>
+      l.entries.some(
+        (e) =>
+          e.message === "controller: starting workers" &&
+          (e.fields as { controller?: string }).controller === name,
+      );
+    expect(started(logger, "wired")).toBe(true);
+    expect(started(ownLogger, "own")).toBe(true);
+    expect(started(logger, "own")).toBe(false);
+  });
+
+  it("gives a controller whose queue already exists only its logger, and says so", async () => {
+    const registry = new Registry();
+    const logger = new CapturingLogger();
+    const mgr = new Manager({ kubeConfig, registry, logger });
+    const early = new Controller({ name: "early", reconcile: () => undefined });
+    early.enqueue("ns/a"); // creates the queue with no metrics and the real clock
+    mgr.add(early);
+    expect(logger.entries.map((e) => e.message)).toEqual([
+      "controller: added to a manager after its queue was created: the manager's metrics and clock do not apply",
+    ]);
+    expect(
+      await sample(registry, "controller_runtime_max_concurrent_reconciles", {
+        controller: "early",
+      }),
+    ).toBeUndefined();
+  });
+
+  it("fails /readyz, naming the informer, while a running controller waits for it to sync", async () => {
+    const { informer, lw, run: runInformer, stop: stopInformer } = setupInformer([obj("ns/a")]);
+    const release = lw.holdLists();
+    const logger = new CapturingLogger();
+    const mgr = new Manager({ kubeConfig, registry: new Registry(), logger, healthPort: 0 });
+    const controller = new Controller({ name: "waiting", reconcile: () => undefined });
+    controller.watch(informer);
+    mgr.add(controller);
+    const stop = new AbortController();
+    const run = mgr.start(stop.signal);
+    await mgr.elected();
+    void runInformer();
+    const readyz = async (): Promise<number> => {
+      const answer = await fetch(`http://127.0.0.1:${mgr.healthPort}/readyz`);
+      await answer.text();
+      return answer.status;
+    };
+    expect(await readyz()).toBe(500);
+    const failure = logger.entries.find((e) => e.message === "readyz check failed");
+    expect(String((failure?.fields as { error?: unknown }).error)).toContain(
+      "waiting: informer objs",
+    );
+    release();
+    while ((await readyz()) !== 200) await new Promise((resolve) => setImmediate(resolve));
+    stop.abort();
+    await run;
+    await stopInformer();
+  });
+
+  it("fails with RunnableFailed when a controller's informer never syncs within cacheSyncTimeoutMs", async () => {
+    const { informer } = setupInformer(); // its factory was never added: it never runs
+    const clock = new FakeClock();
+    const mgr = new Manager({ kubeConfig, clock, registry: new Registry(), logger: noopLogger });
+    const controller = new Controller({ name: "orphan", reconcile: () => undefined });
+    controller.watch(informer);
+    mgr.add(controller);
+    const run = mgr.start(new AbortController().signal);
+    run.catch(() => undefined);
+    await mgr.elected();
+    await clock.waitForTimers(1);
+    await clock.advance(120_000);
+    await expect(run).rejects.toMatchObject({
+      reason: "RunnableFailed",
+      cause: { reason: "CacheSyncTimeout", controller: "orphan", informers: ["objs"] },
+    });
   });
 });
 

@@ -4,8 +4,10 @@
  * under one name) and then passed through the per-object spam filter, with client-go's
  * defaults.
  */
+import { randomUUID } from "node:crypto";
 import type { Clock } from "../../core/clock.js";
 import { realClock } from "../../core/clock.js";
+import { isDns1123Subdomain } from "../../core/names.js";
 import { EventAggregator } from "./event-aggregator.js";
 import type { EventOccurrence } from "./event-occurrence.js";
 import { EventSpamFilter } from "./event-spam-filter.js";
@@ -143,10 +145,14 @@ export class EventCorrelator {
 
   /**
    * client-go's `<name>.<UnixNano in hex>`; the clock has millisecond resolution, so a
-   * sequence number fills the sub-millisecond digits to keep names unique.
+   * sequence number fills the sub-millisecond digits to keep names unique. When that is not
+   * a valid Event name (a DNS-1123 subdomain: e.g. an IPv6 IPAddress name, or an object
+   * name over ~236 characters), a random UUID, as client-go's `GenerateEventName`
+   * (`tools/record/util/util.go`), so the API server does not reject the Event.
    */
   #newName(objectName: string, now: number): string {
     const nanos = BigInt(Math.trunc(now)) * 1_000_000n + BigInt(this.#sequence++ % 1_000_000);
-    return `${objectName}.${nanos.toString(16)}`;
+    const name = `${objectName}.${nanos.toString(16)}`;
+    return isDns1123Subdomain(name).length === 0 ? name : randomUUID();
   }
 }

@@ -45,11 +45,18 @@ function referenceParts(ref: ObjectReference | undefined): string[] {
   ];
 }
 
-/** The source and object of an event: the spam filter's rate limit key (`getSpamKey`). */
+/**
+ * The source, object and type of an event: the spam filter's rate limit key (`getSpamKey`
+ * joins source component and host, the object's reference and the event type), so Normal
+ * events about an object never use up the tokens of its Warnings.
+ */
 export function spamKey(event: EventOccurrence): string {
-  return [event.component, event.reportingInstance, ...referenceParts(event.regarding)].join(
-    SEPARATOR,
-  );
+  return [
+    event.component,
+    event.reportingInstance,
+    ...referenceParts(event.regarding),
+    event.type,
+  ].join(SEPARATOR);
 }
 
 /**
@@ -60,7 +67,6 @@ export function spamKey(event: EventOccurrence): string {
 export function aggregateKey(event: EventOccurrence): string {
   return [
     spamKey(event),
-    event.type,
     event.reason,
     event.action,
     event.reportingController,

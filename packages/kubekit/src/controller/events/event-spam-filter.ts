@@ -10,7 +10,7 @@ import { LruCache } from "./lru-cache.js";
 
 /** Settings of {@link EventSpamFilter}. */
 export interface EventSpamFilterOptions {
-  /** How many source+object buckets are remembered (least recently used forgotten first). */
+  /** How many source+object+type buckets are remembered (least recently used forgotten first). */
   readonly cacheSize: number;
   /** Events a source may write about one object at once. */
   readonly burst: number;
@@ -20,9 +20,9 @@ export interface EventSpamFilterOptions {
 }
 
 /**
- * Decides whether a write about an object is allowed: each source+object pair has its own
- * token bucket (`burst` tokens, refilled at `qps`), created full on first use. A forgotten
- * pair (evicted from the cache) starts full again, as in client-go.
+ * Decides whether a write about an object is allowed: each source, object and event type
+ * has its own token bucket (`burst` tokens, refilled at `qps`), created full on first use.
+ * A forgotten bucket (evicted from the cache) starts full again, as in client-go.
  */
 export class EventSpamFilter {
   readonly #buckets: LruCache<string, TokenBucket>;
@@ -36,7 +36,7 @@ export class EventSpamFilter {
     new TokenBucket(options.qps, options.burst, options.clock);
   }
 
-  /** Takes a token for the event's source and object: true when the write may go ahead. */
+  /** Takes a token for the event's source, object and type: true when the write may go ahead. */
   allow(event: EventOccurrence): boolean {
     const key = spamKey(event);
     let bucket = this.#buckets.get(key);

@@ -17,7 +17,7 @@
  *   through the recorder's `correlation` option rather than building one.
  *
  * Internals, not exported: the aggregator (similar events combined), the spam filter (a
- * token bucket per source and object), the bounded LRU caches they keep, the occurrence keys
+ * token bucket per source, object and type), the bounded LRU caches they keep, the occurrence keys
  * and the Go-style `sprintf` behind `eventf`.
  *
  * @packageDocumentation

@@ -49,8 +49,12 @@ export interface EnqueueHandlerOptions<T> {
   /** The keys of an object. */
   readonly map: MapFunc<T>;
   /**
-   * Whether a tombstone without a last known state still enqueues its own key (true when
-   * `map` is the object's key; a custom map has no object to map then).
+   * Whether `map` is the object's own key. Then an update enqueues the new object's key only
+   * (controller-runtime's `EnqueueRequestForObject.Update` in `pkg/handler/enqueue.go`
+   * enqueues `ObjectNew`, and `ObjectOld` only when there is no new object), and a tombstone
+   * without a last known state still enqueues its own key (a custom map has no object to
+   * map then). Otherwise an update enqueues the keys of both objects, as
+   * `EnqueueRequestsFromMapFunc` and `EnqueueRequestForOwner` do.
    */
   readonly mapsToOwnKey: boolean;
   /** All must let a notification through (logical AND, as controller-runtime's list). */
@@ -88,7 +92,7 @@ export function enqueueHandler<T>(options: EnqueueHandlerOptions<T>): ResourceEv
     onUpdate: (oldObj, newObj) =>
       guarded("an update", () => {
         if (!predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) return;
-        enqueueAll(new Set([...map(oldObj), ...map(newObj)]));
+        enqueueAll(options.mapsToOwnKey ? map(newObj) : new Set([...map(oldObj), ...map(newObj)]));
       }),
     onDelete: (obj) =>
       guarded("a delete", () => {

@@ -12,6 +12,7 @@ import type {
   ObservedLeaderElectionRecord,
   ResourceLock,
 } from "./resource-lock.js";
+import { isConflict } from "../../core/status.js";
 import { formatMicroTime } from "../../core/wire-time.js";
 
 /**
@@ -35,7 +36,12 @@ export interface LeaderCallbacks {
    * `OnStoppedLeading`). A throw is logged.
    */
   onStoppedLeading(): void;
-  /** Called when a new holder of the lock is observed (this candidate included). */
+  /**
+   * Called when an attempt to acquire or renew (or a release) leaves a holder of the lock
+   * other than the one last reported: this candidate included, and `""` when the lock was
+   * released and nobody holds it (client-go's `maybeReportTransition`). An unheld lock
+   * before any holder was seen is not reported.
+   */
   onNewLeader?(identity: string): void;
 }
 
@@ -162,7 +168,8 @@ export class LeaderElector {
   /** The lock's record as last seen, and when (local clock) its version was first seen. */
   #observed: ObservedLeaderElectionRecord | undefined;
   #observedAt = 0;
-  #reportedLeader: string | undefined;
+  /** The holder last reported to `onNewLeader` (`""`: none, client-go's initial value). */
+  #reportedLeader = "";
   /** Set while leading; aborted the moment leadership ends. */
   #leading: AbortController | undefined;
 
@@ -210,7 +217,7 @@ export class LeaderElector {
     }
     this.#running = true;
     this.#observed = undefined;
-    this.#reportedLeader = undefined;
+    this.#reportedLeader = "";
     try {
       const sentAt = await this.#acquire(signal);
       if (sentAt !== undefined) await this.#lead(signal, sentAt);
@@ -264,7 +271,7 @@ export class LeaderElector {
       signal.addEventListener("abort", onAbort, { once: true });
       let result: AttemptResult;
       try {
-        result = await this.#tryAcquireOrRenew(attempt.signal, false);
+        result = await this.#attempt(attempt.signal, false);
       } finally {
         cutOff.cancel();
         signal.removeEventListener("abort", onAbort);
@@ -327,7 +334,7 @@ export class LeaderElector {
           break;
         }
         const renewSentAt = this.#clock.now();
-        const result = await this.#tryAcquireOrRenew(leading.signal, true);
+        const result = await this.#attempt(leading.signal, true);
         if (leading.signal.aborted) break;
         if (result === "acquired") armStepDown(renewSentAt);
         else if (result === "held") lose(`the lock is held by ${this.leader() ?? "nobody"}`);
@@ -365,8 +372,7 @@ export class LeaderElector {
       void work.then(resolve);
     });
     if (onDeadline !== undefined) deadline.removeEventListener("abort", onDeadline);
-    const observed = this.#observed;
-    if (deadline.aborted || observed?.record.holderIdentity !== this.#lock.identity) {
+    if (deadline.aborted || this.#observed?.record.holderIdentity !== this.#lock.identity) {
       this.#logger.warn(
         "lease not released: the renew deadline passed, or another holder wrote it",
         {
@@ -375,51 +381,72 @@ export class LeaderElector {
       );
       return;
     }
-    await this.#release(observed, deadline);
+    await this.#release(deadline);
   }
 
   /**
    * After a cancel while acquiring: an acquiring write whose answer was lost (or arrived as
-   * the cancel did) may have made this candidate the holder without it knowing. Reads the
-   * lock once and releases it if this identity holds it, bounded by `renewDeadlineMs`, so a
-   * successor need not wait out a lease nobody uses. Best effort: failures are logged.
+   * the cancel did) may have made this candidate the holder without it knowing. Releases the
+   * lock if this identity holds it, bounded by `renewDeadlineMs`, so a successor need not
+   * wait out a lease nobody uses.
    */
   async #releaseIfHeld(): Promise<void> {
     const deadline = new AbortController();
     const timer = this.#clock.setTimer(this.#renewDeadlineMs, () => deadline.abort());
     try {
-      const observed = await this.#lock.get(deadline.signal);
-      if (observed?.record.holderIdentity !== this.#lock.identity) return;
-      await this.#release(observed, deadline.signal);
-    } catch (err) {
-      this.#logger.warn("failed to check the leader lease after a cancel", {
-        lock: this.#lock.describe(),
-        err,
-      });
+      await this.#release(deadline.signal);
     } finally {
       timer.cancel();
     }
   }
 
-  /** Writes an expired, unheld record over `observed` (releaseOnCancel). */
-  async #release(observed: ObservedLeaderElectionRecord, deadline: AbortSignal): Promise<void> {
-    const now = formatMicroTime(this.#clock.now());
-    try {
-      const released = await this.#lock.update(
-        {
-          holderIdentity: "",
-          leaseDurationSeconds: 1,
-          acquireTime: now,
-          renewTime: now,
-          leaderTransitions: observed.record.leaderTransitions,
-        },
-        deadline,
-      );
-      this.#observe(released);
-      this.#logger.info("released leader lease", { lock: this.#lock.describe() });
-    } catch (err) {
-      this.#logger.warn("failed to release leader lease", { lock: this.#lock.describe(), err });
+  /**
+   * Writes an expired, unheld record (releaseOnCancel), reading the lock first and again
+   * after each 409 Conflict until `deadline`: a renewal that was in flight when the cancel
+   * came may have been applied without its answer arriving, so the version last seen is
+   * stale (client-go's `tryRelease` in `tools/leaderelection/leaderelection.go` reads the
+   * lock and retries on conflict the same way). Nothing is written when the lock is gone or
+   * held by someone else. Best effort: other failures are logged.
+   */
+  async #release(deadline: AbortSignal): Promise<void> {
+    const lock = this.#lock.describe();
+    while (!deadline.aborted) {
+      let current: ObservedLeaderElectionRecord | undefined;
+      try {
+        current = await this.#lock.get(deadline);
+        if (current?.record.holderIdentity !== this.#lock.identity) return;
+        const now = formatMicroTime(this.#clock.now());
+        const released = await this.#lock.update(
+          {
+            holderIdentity: "",
+            leaseDurationSeconds: 1,
+            acquireTime: now,
+            renewTime: now,
+            leaderTransitions: current.record.leaderTransitions,
+          },
+          deadline,
+        );
+        this.#observe(released);
+        this.#reportTransition();
+        this.#logger.info("released leader lease", { lock });
+        return;
+      } catch (err) {
+        if (isConflict(err) && !deadline.aborted) {
+          this.#logger.debug("conflict when releasing the leader lease, retrying", { lock });
+          continue;
+        }
+        this.#logger.warn("failed to release leader lease", { lock, err });
+        return;
+      }
     }
+    this.#logger.warn("lease not released: the renew deadline passed", { lock });
+  }
+
+  /** One attempt (`#tryAcquireOrRenew`), then the report of a new holder if any. */
+  async #attempt(signal: AbortSignal, leading: boolean): Promise<AttemptResult> {
+    const result = await this.#tryAcquireOrRenew(signal, leading);
+    this.#reportTransition();
+    return result;
   }
 
   /**
@@ -499,14 +526,15 @@ export class LeaderElector {
   #observe(observed: ObservedLeaderElectionRecord): void {
     if (observed.version !== this.#observed?.version) this.#observedAt = this.#clock.now();
     this.#observed = observed;
-    const holder = observed.record.holderIdentity;
-    if (holder === "") {
-      this.#reportedLeader = undefined;
-    } else if (holder !== this.#reportedLeader) {
-      this.#reportedLeader = holder;
-      const onNewLeader = this.#callbacks.onNewLeader;
-      if (onNewLeader !== undefined) this.#callback("onNewLeader", () => onNewLeader(holder));
-    }
+  }
+
+  /** Reports the holder last observed to `onNewLeader` when it is not the one last reported. */
+  #reportTransition(): void {
+    const holder = this.#observed?.record.holderIdentity ?? "";
+    if (holder === this.#reportedLeader) return;
+    this.#reportedLeader = holder;
+    const onNewLeader = this.#callbacks.onNewLeader;
+    if (onNewLeader !== undefined) this.#callback("onNewLeader", () => onNewLeader(holder));
   }
 
   #callback(name: string, call: () => void): void {

@@ -27,6 +27,8 @@ import { leaderElectionStatusMetric } from "../leaderelection/leader-election-me
 import { LeaderElector } from "../leaderelection/leader-elector.js";
 import { LeaseLock } from "../leaderelection/lease-lock.js";
 import { ManagerError } from "./manager-error.js";
+import type { AwaitedInformer, ManagerDefaults } from "./manager-injection.js";
+import { injectManagerDefaults } from "./manager-injection.js";
 import { PrometheusMetricFactory } from "../metrics/prometheus-metric-factory.js";
 import { restClientMetrics } from "../metrics/rest-client-metrics.js";
 
@@ -113,7 +115,10 @@ export type InformerFactoryLike = Pick<
   "start" | "waitForCacheSync" | "shutdown"
 >;
 
-/** The readyz check the manager adds: every added informer factory has synced. */
+/**
+ * The readyz check the manager adds: every added informer factory has synced, and so has
+ * every informer a running controller waits on (its failure, logged, names them).
+ */
 export const INFORMER_SYNC_CHECK = "informer-sync";
 
 /**
@@ -122,8 +127,12 @@ export const INFORMER_SYNC_CHECK = "informer-sync";
  *
  * Guarantees of {@link start}:
  * - The metrics and health servers listen first, on every replica (a standby is scraped
- *   and probed too). `/readyz` fails until every added informer factory has synced, and
- *   from the moment the stop begins.
+ *   and probed too). `/readyz` fails until every added informer factory has synced, while
+ *   a running controller waits for an informer to sync (e.g. one whose factory was never
+ *   added or started: the controller then fails after its `cacheSyncTimeoutMs`, and the
+ *   manager with `RunnableFailed`), and from the moment the stop begins.
+ * - A {@link Controller} added takes the manager's {@link metrics}, logger and clock unless
+ *   its own options set them (controller-runtime's injection of the manager's settings).
  * - Added informer factories start at once, before leader election, so a replica that takes
  *   over has a warm cache. Runnables with `needLeaderElection: false` start at once too.
  * - With `leaderElection`, controllers (and other leader runnables) start when this replica
@@ -168,8 +177,7 @@ export const INFORMER_SYNC_CHECK = "informer-sync";
  * const nodes = factory.coreV1.nodes();
  *
  * const controller = new Controller({
- *   name: "node-labeler",
- *   metrics: mgr.metrics, // queue and reconcile metrics on /metrics
+ *   name: "node-labeler", // its queue and reconcile metrics appear on /metrics
  *   reconcile: async (key, signal) => {
  *     const { name } = splitKey(key);
  *     let node;
@@ -204,8 +212,8 @@ export const INFORMER_SYNC_CHECK = "informer-sync";
  */
 export class Manager {
   /**
-   * The metrics provider to give each {@link Controller} (`metrics: mgr.metrics`): its queue
-   * and reconcile metrics then appear on `/metrics`.
+   * The metrics provider of the controllers: each {@link Controller} added takes it unless
+   * its options name another, so its queue and reconcile metrics appear on `/metrics`.
    */
   readonly metrics: ControllerMetricsProvider;
   /** The request metrics of the manager's clients (give it to other clients as `RESTClientOptions.metrics`). */
@@ -221,6 +229,11 @@ export class Manager {
   readonly #readyz: HealthChecks;
   readonly #factories: InformerFactoryLike[] = [];
   readonly #runnables: Runnable[] = [];
+  /** The informers each running controller waits on, by registration. */
+  readonly #awaited = new Set<{
+    readonly owner: string;
+    readonly informers: readonly AwaitedInformer[];
+  }>();
   readonly #running = new Set<Promise<void>>();
   readonly #leaderStatus: SettableGaugeMetric | undefined;
   #kubeConfig: KubeConfig | undefined;
@@ -271,6 +284,12 @@ export class Manager {
     this.#readyz.add(INFORMER_SYNC_CHECK, () => {
       if (this.#state !== "running") throw new Error("the manager is not running");
       if (!this.#cachesSynced) throw new Error("informers have not synced");
+      const waiting = [...this.#awaited].flatMap(({ owner, informers }) =>
+        informers.filter((i) => !i.hasSynced()).map((i) => `${owner}: informer ${i.informer}`),
+      );
+      if (waiting.length > 0) {
+        throw new Error(`controllers wait for informers to sync (${waiting.join(", ")})`);
+      }
     });
   }
 
@@ -323,7 +342,8 @@ export class Manager {
 
   /**
    * Adds an informer factory (started before leader election, awaited by `/readyz` and by
-   * the leader runnables) or a runnable such as a {@link Controller}.
+   * the leader runnables) or a runnable such as a {@link Controller} (which takes the
+   * manager's metrics, logger and clock where its options set none).
    *
    * @throws {ManagerError} `AlreadyStarted` once `start` has been called.
    */
@@ -331,8 +351,26 @@ export class Manager {
     if (this.#state !== "new") {
       throw new ManagerError("AlreadyStarted", "add() must be called before start()");
     }
-    if (isInformerFactory(item)) this.#factories.push(item);
-    else this.#runnables.push(item);
+    if (isInformerFactory(item)) {
+      this.#factories.push(item);
+      return;
+    }
+    injectManagerDefaults(item, this.#defaults());
+    this.#runnables.push(item);
+  }
+
+  /** What a runnable added takes from the manager (see `manager-injection.ts`). */
+  #defaults(): ManagerDefaults {
+    return {
+      metrics: this.metrics,
+      logger: this.#logger,
+      clock: this.#clock,
+      awaitInformers: (owner, informers) => {
+        const entry = { owner, informers };
+        this.#awaited.add(entry);
+        return () => this.#awaited.delete(entry);
+      },
+    };
   }
 
   /**

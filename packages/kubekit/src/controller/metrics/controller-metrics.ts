@@ -37,7 +37,10 @@ export interface ReconcileMetrics {
  * {@link ReconcileMetrics}. A plain workqueue provider records the queue only.
  */
 export interface ControllerMetricsProvider extends MetricsProvider {
-  /** Creates the reconcile metrics of the controller named `controller` (called once, at construction). */
+  /**
+   * Creates the reconcile metrics of the controller named `controller` (called once: at
+   * construction, or when a manager gives the controller its provider).
+   */
   newReconcileMetrics?(controller: string): ReconcileMetrics;
 }
 

@@ -2,9 +2,9 @@
  * Prometheus metrics with the names client-go's and controller-runtime's users scrape
  * (controller-runtime's `pkg/metrics`), on prom-client. Which piece to use when:
  *
- * - A {@link Manager}: creates all of them on its `registry` and serves `/metrics`; give
- *   each {@link Controller} `metrics: mgr.metrics`, and `mgr.metricFactory` to the program's
- *   own metrics.
+ * - A {@link Manager}: creates all of them on its `registry` and serves `/metrics`; each
+ *   {@link Controller} added to it records there (unless its `metrics` option says
+ *   otherwise); give `mgr.metricFactory` to the program's own metrics.
  * - {@link PrometheusMetricFactory}: kubekit's `MetricFactory` on a prom-client registry,
  *   for a program that serves metrics without a manager; the providers below record into it.
  * - {@link controllerMetricsProvider}: a Controller's `metrics` option: its work queue's
