@@ -57,28 +57,8 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
   local.on("error", (err) =>
     logger.debug("port-forward: local connection error", { ...fields, error: err.message }),
   );
-  const url = client
-    .get()
-    .version("v1")
-    .namespace(namespace)
-    .resource("pods")
-    .name(pod)
-    .subresource("portforward")
-    .param("ports", port.remote)
-    .url();
-  let ws: WebSocket;
-  try {
-    ({ socket: ws } = await openApiWebSocket(client, url, {
-      protocols: [PORT_FORWARD_CHANNEL_PROTOCOL],
-      signal,
-      errorTarget: { resource: "pods", name: pod },
-    }));
-  } catch (err) {
-    if (!signal.aborted)
-      logger.warn("port-forward: unable to open the connection to the pod", {
-        ...fields,
-        error: errorMessage(err),
-      });
+  const ws = await openForwardSocket(target, fields);
+  if (ws === undefined) {
     local.destroy();
     return;
   }
@@ -156,4 +136,40 @@ export async function forwardLocalConnection(local: Socket, target: ForwardTarge
     ws.resume();
     local.resume();
   });
+}
+
+/**
+ * Opens the WebSocket of one forwarded connection (`pods/<pod>/portforward?ports=<remote>`);
+ * undefined, after logging why at warn (unless the forward is closing), when it cannot.
+ */
+async function openForwardSocket(
+  target: ForwardTarget,
+  fields: Readonly<Record<string, string | number>>,
+): Promise<WebSocket | undefined> {
+  const { client, namespace, pod, port, signal } = target;
+  const url = client
+    .get()
+    .version("v1")
+    .namespace(namespace)
+    .resource("pods")
+    .name(pod)
+    .subresource("portforward")
+    .param("ports", port.remote)
+    .url();
+  try {
+    const { socket } = await openApiWebSocket(client, url, {
+      protocols: [PORT_FORWARD_CHANNEL_PROTOCOL],
+      signal,
+      errorTarget: { resource: "pods", name: pod },
+    });
+    return socket;
+  } catch (err) {
+    if (!signal.aborted) {
+      client.logger.warn("port-forward: unable to open the connection to the pod", {
+        ...fields,
+        error: errorMessage(err),
+      });
+    }
+    return undefined;
+  }
 }

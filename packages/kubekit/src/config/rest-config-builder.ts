@@ -433,19 +433,24 @@ export function buildRestConfig(options: RestConfigBuildOptions): RestConfig {
     burst: DEFAULT_BURST,
     ...(cluster["disable-compression"] === true && { disableCompression: true }),
   };
-  const summary = (): JsonValue =>
-    compact({
-      host: redactUrlPassword(host),
-      tls: tlsSummary(tls),
-      credentials: credentials.kind,
-      impersonate:
-        impersonate === undefined
-          ? undefined
-          : (JSON.parse(JSON.stringify(impersonate)) as JsonValue),
-      proxyUrl: proxyUrl === undefined ? undefined : redactUrlPassword(proxyUrl),
-      qps: DEFAULT_QPS,
-      burst: DEFAULT_BURST,
-      disableCompression: config.disableCompression,
-    }) as JsonValue;
-  return Object.freeze(withRedactedRendering(config, "RestConfig", summary));
+  return Object.freeze(
+    withRedactedRendering(config, "RestConfig", () => restConfigSummary(config, tls)),
+  );
+}
+
+/** What a rendered RestConfig shows: credentials by kind only, passwords in URLs redacted. */
+function restConfigSummary(config: RestConfig, tls: TlsSettings): JsonValue {
+  return compact({
+    host: redactUrlPassword(config.host),
+    tls: tlsSummary(tls),
+    credentials: config.credentials.kind,
+    impersonate:
+      config.impersonate === undefined
+        ? undefined
+        : (JSON.parse(JSON.stringify(config.impersonate)) as JsonValue),
+    proxyUrl: config.proxyUrl === undefined ? undefined : redactUrlPassword(config.proxyUrl),
+    qps: config.qps,
+    burst: config.burst,
+    disableCompression: config.disableCompression,
+  }) as JsonValue;
 }
