@@ -37,6 +37,8 @@ export class SpdyTestClient {
   readonly pings: number[] = [];
   /** The GOAWAY status received, if any. */
   goAway: number | undefined;
+  /** The WINDOW_UPDATE frames received, as [stream id (0: the session), delta]. */
+  readonly windowUpdates: [number, number][] = [];
   private readonly parser = new SpdyFrameParser();
   private readonly decoder = new SpdyHeaderBlockDecoder();
   private readonly encoder = new SpdyHeaderBlockEncoder();
@@ -138,6 +140,9 @@ export class SpdyTestClient {
         return;
       case SpdyFrameType.GoAway:
         this.goAway = frame.payload.readUInt32BE(4);
+        return;
+      case SpdyFrameType.WindowUpdate:
+        this.windowUpdates.push([id, frame.payload.readUInt32BE(4)]);
         return;
     }
   }

@@ -17,6 +17,7 @@ import {
 import { ConnectionOrder } from "./server/connection-order.js";
 import { ContainerHandlers } from "./containers/container-handlers.js";
 import { BuiltInContainers } from "./containers/shell/built-in-containers.js";
+import { DEFAULT_EVENT_TTL_MS, EventExpiry } from "./controllers/event-expiry.js";
 import { DeferredWork } from "./controllers/controller-runner.js";
 import { CrdController } from "./controllers/crd-controller.js";
 import { ServerFaults } from "./server/faults.js";
@@ -77,6 +78,12 @@ export interface ApiServerOptions {
   readonly watchList?: boolean;
   /** The Kubernetes minor version reported at /version (default "32"; picks the kubectl the dispatcher runs). */
   readonly minorVersion?: string;
+  /**
+   * How long an Event lives after its last create or update before the server removes it, as
+   * kube-apiserver's `--event-ttl` (default 3 600 000 ms, one hour; `Infinity` keeps Events
+   * forever). Applies to core/v1 and events.k8s.io Events alike and runs on `clock`.
+   */
+  readonly eventTtlMs?: number;
   /** Time source for timestamps, watch timeouts and bookmarks (default: the real clock). */
   readonly clock?: Clock;
 }
@@ -124,6 +131,7 @@ export class ApiServer {
   readonly #upgrades: UpgradeHandler;
   readonly #watches: WatchRegistry;
   readonly #work = new DeferredWork();
+  readonly #eventExpiry: EventExpiry;
   #server: HttpServer | undefined;
   #boundPort = 0;
   readonly #preShutdownHooks = new Map<string, () => Promise<void>>();
@@ -148,6 +156,7 @@ export class ApiServer {
     this.#certificates = certificates;
     this.#authConfig = authConfig;
     this.#adminToken = adminToken;
+    this.#eventExpiry = new EventExpiry(ctx, options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
     this.#watches = new WatchRegistry(ctx.behaviour.maxTotalWatchBacklogBytes);
     this.containers = ctx.containers;
     this.faults = new ServerFaults({
@@ -374,6 +383,7 @@ export class ApiServer {
     const failures: unknown[] = [];
     for (const hook of hooks) await hook().catch((err: unknown) => failures.push(err));
     this.#work.stop();
+    this.#eventExpiry.stop();
     for (const w of [...this.#watches.streams]) w.destroy();
     await this.#close();
     if (failures.length > 0) throw failures[0];
@@ -387,6 +397,7 @@ export class ApiServer {
       ns.onEvent(e);
       crd.onEvent(e);
       gc.onEvent(e);
+      this.#eventExpiry.onEvent(e);
       if (e.type === "DELETED") {
         const entry = this.#ctx.registry.entriesFor(e.resource)[0];
         if (entry) endpointsFor(entry.info).afterRemoved?.(e.object, this.#ctx);

@@ -240,6 +240,45 @@ describe("TLS with bearer tokens", () => {
     });
   }
 
+  it("health endpoints answer GET and HEAD of their named checks only, and 401 a rejected token", async () => {
+    const anonymous = ApiClient.for(server);
+    const wrong = ApiClient.for(server, { token: WRONG_TOKEN });
+    try {
+      for (const path of ["/healthz", "/livez", "/readyz", "/healthz/ping", "/readyz/etcd"]) {
+        expect((await anonymous.get(path)).status, path).toBe(200);
+        expect((await anonymous.request("HEAD", path)).status, path).toBe(200);
+        for (const method of ["POST", "PUT", "DELETE", "PATCH"])
+          expect((await anonymous.request(method, path)).status, `${method} ${path}`).toBe(405);
+        expect((await wrong.get(path)).status, `wrong token ${path}`).toBe(401);
+        expect((await wrong.request("POST", path)).status, `wrong token POST ${path}`).toBe(401);
+      }
+      for (const path of ["/healthz/anything", "/livez/x/y", "/readyz/nope"])
+        expect((await anonymous.get(path)).status, path).toBe(404);
+    } finally {
+      await anonymous.close();
+      await wrong.close();
+    }
+  });
+
+  it("refuses `Bearer  <token>` (two spaces: an empty token to kube) and `Bearer<TAB><token>` with 401", async () => {
+    const client = ApiClient.for(server);
+    try {
+      for (const authorization of [`Bearer  ${TOKEN}`, `Bearer\t${TOKEN}`]) {
+        const res = await client.get("/api/v1/namespaces", { headers: { authorization } });
+        expect(res.status, JSON.stringify(authorization)).toBe(401);
+        expect((await client.get("/healthz", { headers: { authorization } })).status).toBe(
+          authorization.includes("\t") ? 200 : 401,
+        );
+      }
+      const ok = await client.get("/api/v1/namespaces", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(ok.status).toBe(200);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("kubeconfigDocument() has the server URL, certificate-authority-data and the token", () => {
     const doc = server.kubeconfigDocument();
     expect(doc.apiVersion).toBe("v1");

@@ -290,6 +290,28 @@ describe("pods/portforward", () => {
     });
   });
 
+  describe("limits", () => {
+    it("forwards 128 ports on one WebSocket (channels 0 to 255)", async () => {
+      const ports = Array.from({ length: 128 }, (_, i) => 1000 + i);
+      const c = expectOpen(
+        await openChannels(h.server.url, `${base}/web/portforward?ports=${ports.join(",")}`),
+      );
+      await waitFor("every port's error channel answers", async () => c.channels.has(255), 10_000);
+      expect(c.channels.get(254)?.subarray(0, 2)).toEqual(portBytes(1127));
+      c.ws.close();
+      await c.closed;
+    });
+
+    it("closes the WebSocket with 1009 on a message over 32 MiB (kube's wsstream limit)", async () => {
+      unregister.push(
+        h.server.containers.onPortForward({ namespace: ns, pod: "web" }, 8080, () => undefined),
+      );
+      const c = expectOpen(await openChannels(h.server.url, `${base}/web/portforward?ports=8080`));
+      c.ws.send(Buffer.alloc(32 * 1024 * 1024 + 2));
+      expect(await c.closed).toBe(1009);
+    });
+  });
+
   describe("refusals before the upgrade", () => {
     const cases: [string, string, string[], number, RegExp][] = [
       [
@@ -309,6 +331,13 @@ describe("pods/portforward", () => {
       ],
       ["port 0", "web/portforward?ports=0", ["v4.channel.k8s.io"], 400, /must be > 0/],
       ["port 65536", "web/portforward?ports=65536", ["v4.channel.k8s.io"], 400, /unable to parse/],
+      [
+        "129 ports (more than the one-byte channels hold)",
+        `web/portforward?ports=${Array.from({ length: 129 }, (_, i) => 1000 + i).join(",")}`,
+        ["v4.channel.k8s.io"],
+        400,
+        /^too many ports: 129, at most 128 in one request$/,
+      ],
       [
         "an unknown subprotocol",
         "web/portforward?ports=80",

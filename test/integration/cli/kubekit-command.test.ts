@@ -96,6 +96,7 @@ describe("kubekit serve options", () => {
       "--tls",
       "--kubeconfig-out",
       "--minor-version",
+      "--event-ttl",
       "--nodes",
       "--controllers",
       "--no-cluster",
@@ -124,6 +125,17 @@ describe("kubekit serve options", () => {
     const controllers = await kubekit("serve", "--controllers", "*,-replicaset,kubelet");
     expect(controllers.code).toBe(2);
     expect(controllers.stderr).toContain('--controllers: unknown controller "kubelet"');
+  });
+
+  it("rejects an --event-ttl that is not a positive Go duration with exit code 2", async () => {
+    const ttls = ["60", "1d", "-1h"];
+    const runs = await Promise.all(ttls.map((ttl) => kubekit("serve", `--event-ttl=${ttl}`)));
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, ttls[i]).toBe(2);
+      expect(run.stderr).toContain(
+        `--event-ttl must be a positive Go duration such as 1h or 30m, got "${ttls[i]}"`,
+      );
+    }
   });
 });
 
@@ -169,6 +181,32 @@ describe("kubekit serve", () => {
       expect(await child.waitForExit(15_000)).toEqual({ code: 0, signal: null });
       expect(existsSync(kubeconfig), `${signal}: ${kubeconfig} is left behind`).toBe(false);
     }
+  });
+
+  it("a second SIGTERM during the stop does not cut it short: exit 0, kubeconfig removed", async () => {
+    const tmp = scratchDir();
+    const { child, kubeconfig } = await serve(tmp, "--event-ttl", "30m");
+    child.kill("SIGTERM");
+    await child.waitForLine("the stopping line", (line) =>
+      line === "kubekit API server stopping" ? true : undefined,
+    );
+    child.kill("SIGTERM");
+    expect(await child.waitForExit(15_000), child.output()).toEqual({ code: 0, signal: null });
+    expect(existsSync(kubeconfig), `${kubeconfig} is left behind`).toBe(false);
+  });
+
+  it("a third signal may force the exit, never by the signal, and still removes the kubeconfig", async () => {
+    const { child, kubeconfig } = await serve(scratchDir());
+    child.kill("SIGINT");
+    await child.waitForLine("the stopping line", (line) =>
+      line === "kubekit API server stopping" ? true : undefined,
+    );
+    child.kill("SIGTERM");
+    child.kill("SIGTERM");
+    const exit = await child.waitForExit(15_000);
+    expect(exit.signal, child.output()).toBeNull();
+    expect([0, 1]).toContain(exit.code);
+    expect(existsSync(kubeconfig), `${kubeconfig} is left behind`).toBe(false);
   });
 
   it("--tls serves HTTPS that only the random token written into the kubeconfig opens", async () => {

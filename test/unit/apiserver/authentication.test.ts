@@ -57,16 +57,34 @@ describe("authenticateRequest with bearer tokens", () => {
     });
   });
 
-  it("accepts the scheme in any case and trims the header and token", () => {
+  it("accepts the scheme in any case, trims the header and ignores a third part, as kube does", () => {
     for (const header of [
       "bearer alice-token",
       "BEARER alice-token",
-      "  Bearer   alice-token  ",
-      "Bearer\talice-token",
+      "  Bearer alice-token  ",
+      "Bearer alice-token trailing words",
     ]) {
       const result = authenticateRequest(requestWith(header), config);
       expect(result.ok && result.user.name).toBe("alice");
     }
+  });
+
+  it("rejects a token after two spaces (an empty token to kube) even when anonymous access is on", () => {
+    for (const header of ["Bearer  alice-token", "  Bearer   alice-token  "]) {
+      expect(authenticateRequest(requestWith(header), config)).toEqual({ ok: false });
+      expect(authenticateRequest(requestWith(header), { ...config, anonymous: true })).toEqual({
+        ok: false,
+      });
+    }
+  });
+
+  it("reads a tab after the scheme as no bearer credential: anonymous when allowed, refused otherwise", () => {
+    const header = "Bearer\talice-token";
+    expect(authenticateRequest(requestWith(header), config)).toEqual({ ok: false });
+    expect(authenticateRequest(requestWith(header), { ...config, anonymous: true })).toEqual({
+      ok: true,
+      user: ANONYMOUS,
+    });
   });
 
   it("rejects an unknown token, one differing by a character, and a prefix of a known token", () => {

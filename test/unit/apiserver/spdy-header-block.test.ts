@@ -168,4 +168,43 @@ describe("SPDY/3 header blocks", () => {
       duplicate.close();
     }
   });
+
+  it("refuses bytes inflated past the end of the block in the same frame", async () => {
+    const [frame] = await compressLikeSpdystream([
+      Buffer.concat([rawBlock([["port", "80"]]), Buffer.from("trailing")]),
+    ]);
+    const decoder = new SpdyHeaderBlockDecoder();
+    try {
+      await expect(decoder.decode(frame!)).rejects.toThrow(
+        "SPDY header block followed by more bytes in its frame",
+      );
+    } finally {
+      decoder.close();
+    }
+  });
+
+  it("stops inflating a zlib bomb after the block at 1 MiB instead of inflating it all", async () => {
+    // A valid block, then 64 MiB of zeros in the same frame: about 64 KiB compressed.
+    const deflate = createDeflate({ dictionary: SPDY_HEADER_DICTIONARY, level: 1 });
+    const compressed: Buffer[] = [];
+    deflate.on("data", (chunk: Buffer) => compressed.push(chunk));
+    deflate.write(rawBlock([["port", "80"]]));
+    const zeros = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < 64; i++) deflate.write(zeros);
+    await new Promise<void>((resolve) => deflate.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+    await new Promise((resolve) => setImmediate(resolve));
+    deflate.destroy();
+    const bomb = Buffer.concat(compressed);
+    expect(bomb.length).toBeLessThan(512 * 1024);
+    const decoder = new SpdyHeaderBlockDecoder();
+    try {
+      await expect(decoder.decode(bomb)).rejects.toThrow("SPDY header block exceeds 1048576 bytes");
+      // The zlib state is gone: the connection cannot go on.
+      await expect(
+        decoder.decode(new SpdyHeaderBlockEncoder().encode(new Map())),
+      ).rejects.toBeInstanceOf(SpdyHeaderBlockError);
+    } finally {
+      decoder.close();
+    }
+  });
 });

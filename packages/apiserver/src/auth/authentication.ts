@@ -66,9 +66,9 @@ type AuthenticatorOutcome = UserInfo | "absent" | "rejected";
  *   that allows clientAuth gives user = subject CN (the last one, as Go reads
  *   it) and groups = every subject O. A certificate with an empty CN counts as
  *   no certificate; an unverified one is rejected.
- * - Then `Authorization: Bearer <token>` (when `tokens` is set; scheme
- *   case-insensitive, header and token trimmed): a known token gives its user,
- *   an unknown one is rejected. Tokens are compared in constant time over
+ * - Then `Authorization: Bearer <token>` (when `tokens` is set; see
+ *   {@link bearerToken}: scheme case-insensitive, header trimmed, split on single
+ *   spaces): a known token gives its user, an unknown or empty one is rejected. Tokens are compared in constant time over
  *   SHA-256 digests, and every configured token is compared, so timing reveals
  *   neither the token nor which one matched. Other schemes count as no token.
  * - The first authenticator that yields a user wins. If none does and one
@@ -129,6 +129,7 @@ function authenticateBearerToken(
 ): AuthenticatorOutcome {
   const token = bearerToken(header);
   if (token === undefined) return "absent";
+  if (token === "") return "rejected";
   const presented = sha256(token);
   let match: UserInfo | undefined;
   for (const [known, user] of Object.entries(tokens)) {
@@ -140,13 +141,21 @@ function authenticateBearerToken(
     : { name: match.name, groups: [...match.groups], uid: match.uid };
 }
 
-/** The token of an `Authorization: Bearer <token>` header, or undefined for no header, another scheme or no token. */
+/**
+ * The token of an `Authorization` header as kube-apiserver's bearer token authenticator reads it
+ * (staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go): the
+ * trimmed header split on single spaces, the scheme compared case-insensitively, the token the
+ * second part. Undefined (no token) for no header, another scheme or no space after the scheme
+ * (`Bearer\ttoken`); `""` (a rejected credential) when the second part is empty, as with two
+ * spaces (`Bearer  token`). A third part is ignored, as kube does.
+ */
 function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const trimmed = header.trim();
-  const space = trimmed.search(/\s/);
-  if (space < 0 || trimmed.slice(0, space).toLowerCase() !== "bearer") return undefined;
-  return trimmed.slice(space).trim();
+  if (trimmed === "") return undefined;
+  const parts = trimmed.split(" ", 2);
+  if (parts.length < 2 || parts[0]?.toLowerCase() !== "bearer") return undefined;
+  return parts[1];
 }
 
 function sha256(text: string): Buffer {

@@ -27,18 +27,13 @@ import { openApiDocumentHash, openApiV3Document, openApiV3Index } from "../disco
 import { NAMESPACE_STORAGE_ID } from "../kinds/namespace.js";
 import type { ServedGroup } from "../registry/served-resource.js";
 import { endpointsFor } from "./resource-endpoints.js";
+import { handleHealth, isHealthPath } from "./health.js";
 import { handleGet, handleList } from "./read-verbs.js";
 import { ResourceOperations } from "../store/resource-operations.js";
 import { toScale } from "./scale-subresource.js";
 import { isWatchParam, parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { parseRequestTarget } from "./request-target.js";
-import {
-  sendBadRequestTarget,
-  sendJson,
-  sendNotFoundPage,
-  sendStatusError,
-  sendText,
-} from "./responses.js";
+import { sendBadRequestTarget, sendJson, sendNotFoundPage, sendStatusError } from "./responses.js";
 import type { ServerContext } from "../server/server-context.js";
 import type { VerbRequest } from "./verb-request.js";
 import type { WatchRegistry } from "../watch/watch-registry.js";
@@ -65,8 +60,6 @@ function routeMethodNotAllowed(): StatusError {
     {},
   );
 }
-
-const HEALTH_PATHS = new Set(["/healthz", "/livez", "/readyz"]);
 
 /** Subresources the embedded server implements, per verb family. */
 const UPDATABLE_SUBRESOURCES = new Set(["status", "scale", "finalize"]);
@@ -124,13 +117,15 @@ export class ApiHandler {
     const path = target.path.length > 1 ? target.path.replace(/\/+$/, "") : target.path;
     const query = target.query;
     if (this.#faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.#faults.latencyMs));
-    if (HEALTH_PATHS.has(path) || [...HEALTH_PATHS].some((p) => path.startsWith(`${p}/`))) {
-      this.#health(res, path, query);
-      return;
-    }
+    const health = isHealthPath(path);
     let user: UserInfo = ANONYMOUS_USER;
     if (this.#auth) {
-      const result = authenticateRequest(req, this.#auth);
+      // Health endpoints stay readable without credentials (kube's public-info-viewer), but a
+      // presented credential that is rejected is a 401 there as everywhere.
+      const result = authenticateRequest(
+        req,
+        health ? { ...this.#auth, anonymous: true } : this.#auth,
+      );
       if (!result.ok) {
         sendJson(res, 401, {
           kind: "Status",
@@ -144,6 +139,10 @@ export class ApiHandler {
         return;
       }
       user = result.user;
+    }
+    if (health) {
+      handleHealth(req, res, path, query);
+      return;
     }
     const info = parseRequestInfo(req.method ?? "GET", path, query.get("watch"));
     if (!info) {
@@ -179,15 +178,6 @@ export class ApiHandler {
       err.status.details = { ...err.status.details, retryAfterSeconds };
     }
     sendStatusError(res, err);
-  }
-
-  #health(res: ServerResponse, path: string, query: URLSearchParams): void {
-    if (query.has("verbose")) {
-      const what = path.slice(1).split("/")[0];
-      sendText(res, 200, `[+]ping ok\n[+]log ok\n[+]etcd ok\n${what} check passed\n`);
-      return;
-    }
-    sendText(res, 200, "ok");
   }
 
   #nonResource(req: IncomingMessage, res: ServerResponse, path: string): void {

@@ -10,7 +10,11 @@
  *   kubelet's channel protocol, as client libraries speak it (one connection per port).
  */
 import type { Duplex } from "node:stream";
-import { isJsonObject, PORT_FORWARD_CHANNEL_PROTOCOL } from "kubekit/apimachinery";
+import {
+  isJsonObject,
+  MAX_CHANNEL_MESSAGE_BYTES,
+  PORT_FORWARD_CHANNEL_PROTOCOL,
+} from "kubekit/apimachinery";
 import { createWebSocketStream, WebSocketServer } from "ws";
 import { serveForwardedConnection, type ServeForwardedPort } from "./port-forward-connection.js";
 import { PORT_FORWARD_SPDY_PROTOCOL, servePortForwardSpdy } from "./port-forward-spdy.js";
@@ -22,7 +26,7 @@ import {
   writeSpdyUpgrade,
 } from "./stream-protocol-handshake.js";
 import type { UpgradeRequest } from "./upgrade-request.js";
-import { writeUpgradeRefusal } from "./upgrade-responses.js";
+import { markUpgraded, writeUpgradeRefusal } from "./upgrade-responses.js";
 
 /** kube's prefix of WebSocket subprotocols that tunnel SPDY (`k8s.io/apimachinery/pkg/util/portforward`). */
 const SPDY_TUNNEL_PREFIX = "SPDY/3.1+";
@@ -34,6 +38,7 @@ const SPDY_TUNNEL_PROTOCOL = SPDY_TUNNEL_PREFIX + PORT_FORWARD_SPDY_PROTOCOL;
  */
 const channelWebSockets = new WebSocketServer({
   noServer: true,
+  maxPayload: MAX_CHANNEL_MESSAGE_BYTES,
   perMessageDeflate: false,
   clientTracking: false,
   handleProtocols: (offered) =>
@@ -47,6 +52,7 @@ const channelWebSockets = new WebSocketServer({
  */
 const spdyTunnelWebSockets = new WebSocketServer({
   noServer: true,
+  maxPayload: MAX_CHANNEL_MESSAGE_BYTES,
   perMessageDeflate: false,
   clientTracking: false,
 });
@@ -60,8 +66,10 @@ spdyTunnelWebSockets.on("headers", (headers: string[]) =>
  * handshake and forwards connections until the client or the server (its stop) ends them.
  * Refused before the handshake, in plain text as the kubelet's streaming server answers: 500
  * for a pod that is not `Running` (no sandbox to forward into), 403 when no offered
- * subprotocol is served, 400 for a missing or invalid `ports` query (channel protocol only)
- * or an upgrade that is neither WebSocket nor SPDY/3.1.
+ * subprotocol is served, 400 for a missing or invalid `ports` query or one of more than
+ * {@link MAX_CHANNEL_PORTS} ports (channel protocol only) or an upgrade that is neither
+ * WebSocket nor SPDY/3.1. Messages over `MAX_CHANNEL_MESSAGE_BYTES` (32 MiB, kube's wsstream
+ * limit) close a WebSocket with 1009.
  */
 export function handlePortForwardUpgrade(request: UpgradeRequest): void {
   const { req, socket, head, pod } = request;
@@ -99,22 +107,31 @@ export function handlePortForwardUpgrade(request: UpgradeRequest): void {
     if (!tunnels.includes(SPDY_TUNNEL_PROTOCOL))
       return refuse(socket, 403, unableToNegotiate(tunnels, [SPDY_TUNNEL_PROTOCOL]));
     delete req.headers["sec-websocket-protocol"];
-    return spdyTunnelWebSockets.handleUpgrade(req, socket, head, (ws) =>
-      servePortForwardSpdy(createWebSocketStream(ws), serve, request.signal),
-    );
+    return spdyTunnelWebSockets.handleUpgrade(req, socket, head, (ws) => {
+      markUpgraded(socket);
+      servePortForwardSpdy(createWebSocketStream(ws), serve, request.signal);
+    });
   }
   if (offered.length > 0 && !offered.includes(PORT_FORWARD_CHANNEL_PROTOCOL))
     return refuse(socket, 403, unableToNegotiate(offered, [PORT_FORWARD_CHANNEL_PROTOCOL]));
   const ports = parsePortsQuery(request.query.getAll("ports"));
   if (typeof ports === "string") return refuse(socket, 400, ports);
-  channelWebSockets.handleUpgrade(req, socket, head, (ws) =>
-    servePortForwardWebSocket(ws, ports, serve, request.signal),
-  );
+  channelWebSockets.handleUpgrade(req, socket, head, (ws) => {
+    markUpgraded(socket);
+    servePortForwardWebSocket(ws, ports, serve, request.signal);
+  });
 }
 
 /**
+ * The most ports one channel-protocol WebSocket forwards: port i takes channels 2i and 2i+1,
+ * and a channel is one byte.
+ */
+const MAX_CHANNEL_PORTS = 128;
+
+/**
  * The ports of the `ports` query (repeated, or comma-separated in one value), as the kubelet
- * parses its `port` parameter (`NewV4Options`); an error text when missing or invalid.
+ * parses its `port` parameter (`NewV4Options`); an error text when missing or invalid, or when
+ * there are more ports than channels for them.
  */
 function parsePortsQuery(values: readonly string[]): number[] | string {
   if (values.length === 0) return 'query parameter "port" is required';
@@ -128,6 +145,8 @@ function parsePortsQuery(values: readonly string[]): number[] | string {
       ports.push(port);
     }
   }
+  if (ports.length > MAX_CHANNEL_PORTS)
+    return `too many ports: ${ports.length}, at most ${MAX_CHANNEL_PORTS} in one request`;
   return ports;
 }
 

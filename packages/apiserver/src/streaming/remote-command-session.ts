@@ -28,7 +28,7 @@ import {
   newInternalError,
   REMOTE_COMMAND_PROTOCOL_V5,
 } from "kubekit";
-import { isJsonObject, metadataOf } from "kubekit/apimachinery";
+import { isJsonObject, MAX_CHANNEL_MESSAGE_BYTES, metadataOf } from "kubekit/apimachinery";
 import type { ExecHandler, ExecRequest } from "../containers/container-handlers.js";
 import { DEFAULT_PATH, type BuiltInContainers } from "../containers/shell/built-in-containers.js";
 import {
@@ -41,7 +41,7 @@ import type { RemoteCommandStreams, RequestedStreams } from "./remote-command-st
 import { negotiateStreamProtocol, WebSocketRemoteCommand } from "./remote-command-websocket.js";
 import { negotiateSpdyProtocol } from "./stream-protocol-handshake.js";
 import type { UpgradeRequest } from "./upgrade-request.js";
-import { writeUpgradeRefusal, writeUpgradeStatus } from "./upgrade-responses.js";
+import { markUpgraded, writeUpgradeRefusal, writeUpgradeStatus } from "./upgrade-responses.js";
 
 /**
  * A query flag as kube's `Convert_Slice_string_To_bool` reads it: absent, `false` and `0`
@@ -110,6 +110,7 @@ function exitStatus(code: number, command: readonly string[]): JsonObject {
 export class RemoteCommandSessions {
   readonly #wss = new WebSocketServer({
     noServer: true,
+    maxPayload: MAX_CHANNEL_MESSAGE_BYTES,
     perMessageDeflate: false,
     clientTracking: false,
     handleProtocols: (protocols) => negotiateStreamProtocol([...protocols].join(",")) ?? false,
@@ -211,9 +212,10 @@ export class RemoteCommandSessions {
       void acceptSpdyRemoteCommand(socket, head, protocol, streams, request.signal).then(start);
     } else {
       const negotiated = protocol;
-      this.#wss.handleUpgrade(req, socket, head, (ws) =>
-        start(new WebSocketRemoteCommand(ws, negotiated, streams)),
-      );
+      this.#wss.handleUpgrade(req, socket, head, (ws) => {
+        markUpgraded(socket);
+        start(new WebSocketRemoteCommand(ws, negotiated, streams));
+      });
     }
   }
 

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import { markUpgraded } from "./upgrade-responses.js";
 
 /** A protocol agreed on, or why none was. */
 export type StreamProtocolNegotiation =
@@ -57,6 +58,7 @@ export function negotiateSpdyProtocol(
  * Protocols` answer) and puts back the bytes the HTTP parser read past the request (`head`).
  */
 export function writeSpdyUpgrade(socket: Duplex, head: Buffer, protocol: string): void {
+  markUpgraded(socket);
   socket.write(
     "HTTP/1.1 101 Switching Protocols\r\n" +
       "Connection: Upgrade\r\n" +

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,15 +8,19 @@ import { ApiServer } from "@kubekit/apiserver";
 import { selectControllers } from "../controller-selection.js";
 import { startCluster } from "../simulated-cluster.js";
 import { CLUSTER_CONTROLLER_NAMES } from "../simulated-cluster-options.js";
+import { parseGoDuration } from "./go-duration-flag.js";
+import { StopSignals } from "./stop-signals.js";
 
 /** The help of `kubekit serve`. */
 export const SERVE_USAGE = `usage: kubekit serve [--port N] [--tls] [--kubeconfig-out FILE] [--minor-version N]
-                     [--nodes N] [--controllers LIST] [--no-cluster]
+                     [--event-ttl DURATION] [--nodes N] [--controllers LIST] [--no-cluster]
 
 Runs the embedded Kubernetes API server on 127.0.0.1 until interrupted (Ctrl+C, SIGTERM)
 and writes a kubeconfig for kubectl. A simulated cluster runs with it: Nodes with kubelets
 (pods get scheduled, run, log, become Ready and terminate gracefully), the scheduler and
 kube-controller-manager's workload controllers (Deployments roll out, Jobs complete).
+A second signal does not cut the stop short; a third forces the exit (the temporary
+kubeconfig is still removed).
 
   --port N              port to listen on (default 0: a free one)
   --tls                 serve HTTPS with a generated CA and require the bearer token written
@@ -23,6 +28,8 @@ kube-controller-manager's workload controllers (Deployments roll out, Jobs compl
   --kubeconfig-out FILE write the kubeconfig to FILE and keep it on exit (default: a file in
                         the temporary directory, removed on exit)
   --minor-version N     the Kubernetes minor version /version reports (v1.N; default v1.32)
+  --event-ttl DURATION  how long Events are kept after their last write, a Go duration as
+                        kube-apiserver's flag takes it (default 1h; e.g. 30m, 1h30m)
   --nodes N             how many simulated Nodes to register (default 3)
   --controllers LIST    which controllers run, in kube-controller-manager's syntax: "*" all,
                         "name" one, "-name" all but one (default "*"; names: ${CLUSTER_CONTROLLER_NAMES.join(", ")})
@@ -44,19 +51,24 @@ function usageError(message: string): number {
   return 2;
 }
 
-/**
- * `kubekit serve`: runs the embedded API server until SIGINT/SIGTERM, writes a kubeconfig for
- * kubectl and says where it is. With `--tls` the server also requires a bearer token (a random
- * one, written into the kubeconfig). A kubeconfig written to the default temporary path is
- * removed when the server stops; one named with `--kubeconfig-out` is kept. Returns the exit
- * code (2 for a usage error).
- */
-export async function serveCommand(args: string[]): Promise<number> {
+/** What `kubekit serve`'s options ask for, checked. */
+interface ServeSettings {
+  readonly port: number;
+  readonly tls: boolean;
+  readonly minor: number | undefined;
+  readonly eventTtlMs: number;
+  readonly cluster: { nodes: number; controllers: string[] } | undefined;
+  readonly kubeconfigOut: string | undefined;
+}
+
+/** Parses `kubekit serve`'s arguments: its settings, or the exit code after help or a usage error. */
+function parseServeArgs(args: string[]): ServeSettings | number {
   let values: {
     port?: string;
     tls?: boolean;
     "kubeconfig-out"?: string;
     "minor-version"?: string;
+    "event-ttl"?: string;
     nodes?: string;
     controllers?: string;
     "no-cluster"?: boolean;
@@ -70,6 +82,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         tls: { type: "boolean" },
         "kubeconfig-out": { type: "string" },
         "minor-version": { type: "string" },
+        "event-ttl": { type: "string" },
         nodes: { type: "string" },
         controllers: { type: "string" },
         "no-cluster": { type: "boolean" },
@@ -92,6 +105,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       ? undefined
       : integerOption("minor-version", values["minor-version"], 0, 999);
   if (typeof minor === "string") return usageError(minor);
+  const eventTtlMs = parseGoDuration(values["event-ttl"] ?? "1h");
+  if (eventTtlMs === undefined || !(eventTtlMs > 0))
+    return usageError(
+      `--event-ttl must be a positive Go duration such as 1h or 30m, got "${values["event-ttl"] ?? ""}"`,
+    );
   const nodes = integerOption("nodes", values.nodes ?? "3", 1, 1000);
   if (typeof nodes === "string") return usageError(nodes);
   const controllers = (values.controllers ?? "*").split(",").map((c) => c.trim());
@@ -100,18 +118,41 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (err) {
     return usageError((err as Error).message);
   }
-  const cluster = values["no-cluster"] === true ? undefined : { nodes, controllers };
+  return {
+    port,
+    tls: values.tls === true,
+    minor,
+    eventTtlMs,
+    cluster: values["no-cluster"] === true ? undefined : { nodes, controllers },
+    kubeconfigOut: values["kubeconfig-out"],
+  };
+}
+
+/**
+ * `kubekit serve`: runs the embedded API server until SIGINT/SIGTERM, writes a kubeconfig for
+ * kubectl and says where it is. With `--tls` the server also requires a bearer token (a random
+ * one, written into the kubeconfig). A kubeconfig written to the default temporary path is
+ * removed when the server stops, however it stops: a second signal during the stop is only
+ * acknowledged, a third exits at once (code 1) after removing it; one named with
+ * `--kubeconfig-out` is kept. Returns the exit code (2 for a usage error).
+ */
+export async function serveCommand(args: string[]): Promise<number> {
+  const settings = parseServeArgs(args);
+  if (typeof settings === "number") return settings;
+  const { port, tls, minor, eventTtlMs, cluster } = settings;
+  // The kubeconfig to remove on a forced exit, once it is known.
+  let temporaryKubeconfig: string | undefined;
   // Listen for the stop signals before anything starts, so that a signal arriving at any point
   // from here on stops the server and removes the kubeconfig instead of killing the process.
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
+  const signals = new StopSignals("kubekit serve", () => {
+    if (temporaryKubeconfig !== undefined) rmSync(temporaryKubeconfig, { force: true });
+    process.exit(1);
   });
-  const tls = values.tls === true;
   const token = tls ? `kubekit-${randomBytes(24).toString("base64url")}` : undefined;
   const api = await ApiServer.start({
     port,
     tls,
+    eventTtlMs,
     ...(minor === undefined ? {} : { minorVersion: String(minor) }),
     ...(token
       ? { auth: { tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } } } }
@@ -124,8 +165,9 @@ export async function serveCommand(args: string[]): Promise<number> {
         throw err;
       })
     : undefined;
-  const keepKubeconfig = values["kubeconfig-out"] !== undefined;
-  const kubeconfig = values["kubeconfig-out"] ?? join(tmpdir(), `kubekit-${api.port}.kubeconfig`);
+  const keepKubeconfig = settings.kubeconfigOut !== undefined;
+  const kubeconfig = settings.kubeconfigOut ?? join(tmpdir(), `kubekit-${api.port}.kubeconfig`);
+  if (!keepKubeconfig) temporaryKubeconfig = kubeconfig;
   try {
     await api.writeKubeconfig(kubeconfig);
     process.stdout.write(
@@ -137,7 +179,8 @@ export async function serveCommand(args: string[]): Promise<number> {
         `  export KUBECONFIG=${kubeconfig}\n  kubectl get namespaces\n\n` +
         `Press Ctrl+C to stop.\n`,
     );
-    await stopRequested;
+    await signals.stopRequested;
+    process.stdout.write("kubekit API server stopping\n");
   } finally {
     await api.stop();
     if (!keepKubeconfig) await rm(kubeconfig, { force: true });

@@ -42,8 +42,19 @@ export const RstStatus = {
 /** GOAWAY status codes (draft 3.1, section 2.6.6). */
 export const GoAwayStatus = { Ok: 0, ProtocolError: 1, InternalError: 2 } as const;
 
+/**
+ * The initial flow-control window of every stream and of the session, in bytes (draft 3.1,
+ * sections 2.6.8 and 2.6.4: 64 KiB unless SETTINGS say otherwise).
+ */
+export const INITIAL_WINDOW_SIZE = 64 * 1024;
+
 /** The largest payload the 24-bit length field can carry. */
 export const MAX_FRAME_PAYLOAD = 0xffffff;
+
+/** A frame the session cannot accept (wrong version, short payload); the session ends with GOAWAY. */
+export class SpdyProtocolError extends Error {
+  override readonly name = "SpdyProtocolError";
+}
 
 /** One control frame, its payload still raw. */
 export interface SpdyControlFrame {
@@ -73,7 +84,7 @@ export function encodeControlFrame(type: number, flags: number, payload: Buffer)
   const header = Buffer.alloc(HEADER_LENGTH);
   header.writeUInt16BE(0x8000 | SPDY_VERSION, 0);
   header.writeUInt16BE(type, 2);
-  header.writeUInt32BE(((flags & 0xff) << 24) | payload.length, 4);
+  header.writeUInt32BE((((flags & 0xff) << 24) | payload.length) >>> 0, 4);
   return Buffer.concat([header, payload]);
 }
 
@@ -82,7 +93,7 @@ export function encodeDataFrame(streamId: number, flags: number, payload: Buffer
   checkPayloadLength(payload);
   const header = Buffer.alloc(HEADER_LENGTH);
   header.writeUInt32BE(streamId & 0x7fffffff, 0);
-  header.writeUInt32BE(((flags & 0xff) << 24) | payload.length, 4);
+  header.writeUInt32BE((((flags & 0xff) << 24) | payload.length) >>> 0, 4);
   return Buffer.concat([header, payload]);
 }
 
@@ -103,38 +114,59 @@ function checkPayloadLength(payload: Buffer): void {
 /**
  * Cuts frames from a byte stream that arrives in arbitrary pieces (TCP segments, WebSocket
  * messages of a tunnel): {@link push} returns every frame completed by the new bytes and keeps
- * the incomplete rest for the next call.
+ * the incomplete rest for the next call. Pieces are only joined once a frame is complete, so
+ * a large frame arriving in many small pieces costs linear, not quadratic, copying.
  */
 export class SpdyFrameParser {
-  #buffered: Buffer = Buffer.alloc(0);
+  #pieces: Buffer[] = [];
+  #length = 0;
+
+  /** How many bytes are held, waiting for the rest of their frame. */
+  get bufferedBytes(): number {
+    return this.#length;
+  }
 
   /** Adds bytes; returns the frames they complete, in order. */
   push(bytes: Buffer): SpdyFrame[] {
-    this.#buffered = this.#buffered.length === 0 ? bytes : Buffer.concat([this.#buffered, bytes]);
+    if (bytes.length === 0) return [];
+    this.#pieces.push(bytes);
+    this.#length += bytes.length;
+    const needed = this.#firstFrameLength();
+    if (needed === undefined || this.#length < needed) return [];
+    const buffered =
+      this.#pieces.length === 1 ? (this.#pieces[0] as Buffer) : Buffer.concat(this.#pieces);
     const frames: SpdyFrame[] = [];
     let offset = 0;
-    while (this.#buffered.length - offset >= HEADER_LENGTH) {
-      const first = this.#buffered.readUInt32BE(offset);
-      const flagsAndLength = this.#buffered.readUInt32BE(offset + 4);
-      const length = flagsAndLength & 0xffffff;
-      const end = offset + HEADER_LENGTH + length;
-      if (this.#buffered.length < end) break;
-      const flags = flagsAndLength >>> 24;
-      const payload = this.#buffered.subarray(offset + HEADER_LENGTH, end);
-      frames.push(
-        (first & 0x80000000) !== 0
-          ? {
-              control: true,
-              version: (first >>> 16) & 0x7fff,
-              type: first & 0xffff,
-              flags,
-              payload,
-            }
-          : { control: false, streamId: first & 0x7fffffff, flags, payload },
-      );
+    while (buffered.length - offset >= HEADER_LENGTH) {
+      const end = offset + HEADER_LENGTH + (buffered.readUInt32BE(offset + 4) & 0xffffff);
+      if (buffered.length < end) break;
+      frames.push(frameAt(buffered, offset, end));
       offset = end;
     }
-    this.#buffered = this.#buffered.subarray(offset);
+    const rest = buffered.subarray(offset);
+    this.#pieces = rest.length > 0 ? [rest] : [];
+    this.#length = rest.length;
     return frames;
   }
+
+  /** The whole length of the first buffered frame, once its header is here. */
+  #firstFrameLength(): number | undefined {
+    if (this.#length < HEADER_LENGTH) return undefined;
+    let first = this.#pieces[0] as Buffer;
+    if (first.length < HEADER_LENGTH) {
+      first = Buffer.concat(this.#pieces);
+      this.#pieces = [first];
+    }
+    return HEADER_LENGTH + (first.readUInt32BE(4) & 0xffffff);
+  }
+}
+
+/** The frame held by `buffered` from `offset` to `end`, its payload a view (not a copy). */
+function frameAt(buffered: Buffer, offset: number, end: number): SpdyFrame {
+  const first = buffered.readUInt32BE(offset);
+  const flags = buffered.readUInt32BE(offset + 4) >>> 24;
+  const payload = buffered.subarray(offset + HEADER_LENGTH, end);
+  return (first & 0x80000000) !== 0
+    ? { control: true, version: (first >>> 16) & 0x7fff, type: first & 0xffff, flags, payload }
+    : { control: false, streamId: first & 0x7fffffff, flags, payload };
 }

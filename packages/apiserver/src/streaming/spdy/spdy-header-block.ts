@@ -85,10 +85,16 @@ export class SpdyHeaderBlockError extends Error {
  * The decompressing side of one connection direction: one zlib inflater preset with the SPDY
  * dictionary for the connection's lifetime. {@link decode} must be called once per received
  * block, in frame order, each call after the previous one settled.
+ *
+ * Bounded whatever the peer sends: a frame's inflated bytes are collected as a list of chunks
+ * (joined once, so linear time) and the inflater is destroyed as soon as they pass
+ * {@link MAX_HEADER_BLOCK_BYTES}, so a zlib bomb costs at most that much inflating before the
+ * decode fails; bytes inflated past the end of the block are refused, not kept.
  */
 export class SpdyHeaderBlockDecoder {
   readonly #inflate: Inflate;
-  #output: Buffer = Buffer.alloc(0);
+  #chunks: Buffer[] = [];
+  #inflated = 0;
   #pending: { resolve: (headers: SpdyHeaders) => void; reject: (err: Error) => void } | undefined;
   #failure: Error | undefined;
 
@@ -98,19 +104,23 @@ export class SpdyHeaderBlockDecoder {
       flush: zlibConstants.Z_SYNC_FLUSH,
     });
     this.#inflate.on("data", (chunk: Buffer) => {
-      this.#output = this.#output.length === 0 ? chunk : Buffer.concat([this.#output, chunk]);
-      this.#settle(false);
+      this.#inflated += chunk.length;
+      if (this.#inflated > MAX_HEADER_BLOCK_BYTES) {
+        this.#fail(
+          new SpdyHeaderBlockError(`SPDY header block exceeds ${MAX_HEADER_BLOCK_BYTES} bytes`),
+        );
+        this.#inflate.destroy();
+      } else this.#chunks.push(chunk);
     });
     this.#inflate.on("error", (err: Error) => {
-      this.#failure = new SpdyHeaderBlockError(`corrupt SPDY header block: ${err.message}`);
-      this.#settle(true);
+      this.#fail(new SpdyHeaderBlockError(`corrupt SPDY header block: ${err.message}`));
     });
   }
 
   /**
    * Decompresses and parses one header block. Rejects with {@link SpdyHeaderBlockError} when
-   * the bytes are not a valid continuation of the zlib stream, do not hold one complete
-   * block, or the block is malformed or larger than {@link MAX_HEADER_BLOCK_BYTES}.
+   * the bytes are not a valid continuation of the zlib stream, do not hold exactly one
+   * complete block, or the block is malformed or larger than {@link MAX_HEADER_BLOCK_BYTES}.
    */
   decode(compressed: Buffer): Promise<SpdyHeaders> {
     if (this.#pending)
@@ -119,15 +129,16 @@ export class SpdyHeaderBlockDecoder {
       const pending = { resolve, reject };
       this.#pending = pending;
       if (this.#failure) {
-        this.#settle(true);
+        this.#fail(this.#failure);
         return;
       }
+      this.#chunks = [];
+      this.#inflated = 0;
       // Every byte the block decompresses to has been pushed once the write's callback runs,
-      // and delivered as "data" by the time an immediate runs after it; by then this decode
-      // has settled unless the block was incomplete.
+      // and delivered as "data" by the time an immediate runs after it.
       this.#inflate.write(compressed, () =>
         setImmediate(() => {
-          if (this.#pending === pending) this.#settle(true);
+          if (this.#pending === pending) this.#finish();
         }),
       );
     });
@@ -138,34 +149,35 @@ export class SpdyHeaderBlockDecoder {
     this.#inflate.destroy();
   }
 
-  /** Resolves or rejects the pending decode once a block is complete (or, `final`, never will be). */
-  #settle(final: boolean): void {
+  /** The frame's bytes are all inflated: they must be exactly one block. */
+  #finish(): void {
     const pending = this.#pending;
     if (!pending) return;
+    const output = Buffer.concat(this.#chunks, this.#inflated);
+    this.#chunks = [];
     let outcome: { headers: SpdyHeaders; length: number } | undefined;
-    let error = this.#failure;
-    if (!error) {
-      try {
-        outcome = parseHeaderBlock(this.#output);
-      } catch (err) {
-        error = err as Error;
-      }
-      if (!outcome && !error && (final || this.#output.length > MAX_HEADER_BLOCK_BYTES))
-        error = new SpdyHeaderBlockError(
-          this.#output.length > MAX_HEADER_BLOCK_BYTES
-            ? `SPDY header block exceeds ${MAX_HEADER_BLOCK_BYTES} bytes`
-            : "incomplete SPDY header block",
-        );
+    try {
+      outcome = parseHeaderBlock(output);
+    } catch (err) {
+      this.#fail(err as Error);
+      return;
     }
-    if (error) {
-      this.#failure = error;
-      this.#pending = undefined;
-      pending.reject(error);
-    } else if (outcome) {
-      this.#output = this.#output.subarray(outcome.length);
+    if (!outcome) this.#fail(new SpdyHeaderBlockError("incomplete SPDY header block"));
+    else if (outcome.length !== output.length)
+      this.#fail(new SpdyHeaderBlockError("SPDY header block followed by more bytes in its frame"));
+    else {
       this.#pending = undefined;
       pending.resolve(outcome.headers);
     }
+  }
+
+  /** Records the failure (the zlib stream cannot be trusted after it) and rejects the pending decode. */
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#chunks = [];
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending?.reject(this.#failure);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Duplex } from "node:stream";
-import { FLAG_FIN, MAX_FRAME_PAYLOAD, RstStatus } from "./spdy-frames.js";
+import { FLAG_FIN, INITIAL_WINDOW_SIZE, MAX_FRAME_PAYLOAD, RstStatus } from "./spdy-frames.js";
 import type { SpdyHeaders } from "./spdy-header-block.js";
 
 /** What a {@link SpdyStream} needs from its session to send frames. */
@@ -12,6 +12,8 @@ export interface SpdyStreamSink {
   sendData(stream: SpdyStream, flags: number, payload: Buffer, done: () => void): void;
   /** Sends RST_STREAM for the stream. */
   sendReset(stream: SpdyStream, status: number): void;
+  /** The stream's reader consumed `delta` more bytes: WINDOW_UPDATE for the stream (and the session). */
+  sendWindowUpdate(stream: SpdyStream, delta: number): void;
   /** The stream is over (closed both ways or reset): the session forgets it. */
   forget(stream: SpdyStream): void;
 }
@@ -24,15 +26,21 @@ export interface SpdyStreamSink {
  * writes (see {@link receiveReset}); destroying it locally before both sides finished sends RST_STREAM
  * CANCEL, as spdystream's `Stream.Reset` does.
  *
- * No flow control: SPDY/3.1 windows are neither enforced on receipt nor honoured on sending
- * (moby/spdystream, which kubectl and the kubelet use, ignores WINDOW_UPDATE as well), so the
- * readable side buffers whatever the peer sends.
+ * Flow control on receipt (SPDY/3.1, section 2.6.8): the peer's window starts at
+ * {@link INITIAL_WINDOW_SIZE} and is reopened with WINDOW_UPDATE as the reader consumes (by
+ * half a window at least). The session bounds what a stream may hold unread, since
+ * moby/spdystream (kubectl's and the kubelet's SPDY) neither honours nor sends windows. On
+ * sending, windows are not honoured either, for the same reason: a window-honouring sender
+ * would stall at 64 KiB against kubectl.
  */
 export class SpdyStream extends Duplex {
   /** True once the peer reset the stream (RST_STREAM). */
   resetByPeer = false;
   #transportGone = false;
   #remoteFinished = false;
+  /** Data bytes received, and how many of them WINDOW_UPDATEs gave back to the peer. */
+  #received = 0;
+  #acknowledged = 0;
 
   readonly #sink: SpdyStreamSink;
 
@@ -42,6 +50,8 @@ export class SpdyStream extends Duplex {
     /** The SYN_STREAM's headers. */
     readonly headers: SpdyHeaders,
     sink: SpdyStreamSink,
+    /** The decompressed size of the SYN_STREAM's header block (what holding the headers costs). */
+    readonly headerBytes = 0,
   ) {
     super({ allowHalfOpen: true });
     this.#sink = sink;
@@ -52,10 +62,16 @@ export class SpdyStream extends Duplex {
     return this.headers.get(name)?.[0];
   }
 
-  /** Session side: the peer's data. */
+  /** Session side: the peer's data (copied: the payload may be a view of a larger buffer). */
   receiveData(payload: Buffer): void {
-    if (!this.#remoteFinished && !this.destroyed && payload.length > 0)
-      this.push(Buffer.from(payload));
+    if (this.#remoteFinished || this.destroyed || payload.length === 0) return;
+    this.#received += payload.length;
+    this.push(Buffer.from(payload));
+  }
+
+  /** Data bytes received and not acknowledged by a WINDOW_UPDATE yet (read or not). */
+  get unacknowledgedBytes(): number {
+    return this.#received - this.#acknowledged;
   }
 
   /** Session side: the peer's FLAG_FIN. */
@@ -83,7 +99,12 @@ export class SpdyStream extends Duplex {
   }
 
   override _read(): void {
-    // Data is pushed as frames arrive (no flow control to apply back-pressure with).
+    // Data is pushed as frames arrive; a read means the reader consumed: reopen the window.
+    const consumed = this.#received - this.readableLength - this.#acknowledged;
+    if (consumed >= INITIAL_WINDOW_SIZE / 2 && !this.#remoteFinished) {
+      this.#acknowledged += consumed;
+      this.#sink.sendWindowUpdate(this, consumed);
+    }
   }
 
   override _write(
