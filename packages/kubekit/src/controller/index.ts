@@ -3,8 +3,9 @@
  * (keys from watched informers, a rate-limited work queue, workers calling a
  * {@link Reconciler}) and what a controller program needs around it. Here: the Controller with
  * its reconcile contract (`Reconciler`, `ReconcileResult`, `TerminalError`), owner
- * references, the finalizer helper, `retryOnConflict` and `waitForCacheToObserve`. A folder
- * per piece with internals, each of whose `index.ts` says which of its parts to use when:
+ * references (the controller's and other owners'), the finalizer helper, `retryOnConflict`
+ * and `waitForCacheToObserve`. A folder per piece with internals, each of whose `index.ts`
+ * says which of its parts to use when:
  *
  * - `handler/`: how watched objects become keys (the object's own, its controller owner's,
  *   a map function's) and the predicates that filter notifications;
@@ -34,9 +35,15 @@ export {
   type ControllerReferenceOptions,
   type OwnerReference,
   type OwnerReferenceErrorReason,
+  type OwnerReferenceOptions,
+  type OwnerTypeOptions,
   OwnerReferenceError,
   controllerOf,
+  hasOwnerReference,
+  removeControllerReference,
+  removeOwnerReference,
   setControllerReference,
+  setOwnerReference,
 } from "./owner-reference.js";
 export {
   type FinalizerClient,

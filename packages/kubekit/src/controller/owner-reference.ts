@@ -1,7 +1,8 @@
 /**
- * The controller owner reference of an object (apimachinery's `metav1.GetControllerOf`,
- * controller-runtime's `controllerutil.SetControllerReference`,
- * `pkg/controller/controllerutil/controllerutil.go`).
+ * Owner references of an object: its controller (apimachinery's `metav1.GetControllerOf`,
+ * controller-runtime's `controllerutil.SetControllerReference`, `RemoveControllerReference`)
+ * and its other owners (`SetOwnerReference`, `RemoveOwnerReference`, `HasOwnerReference`),
+ * with controller-runtime's rules (`pkg/controller/controllerutil/controllerutil.go`).
  */
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { ObjectWithMetadata } from "../client/kube-object.js";
@@ -11,7 +12,7 @@ import { nameOf, namespaceOf } from "../core/object-metadata.js";
 export type { OwnerReference };
 
 /**
- * Why {@link setControllerReference} refused:
+ * Why an owner-reference helper refused:
  * - `OwnerTypeUnknown`: the owner has no `apiVersion`/`kind` and none was given (items of a
  *   built-in list carry neither: pass them in the options).
  * - `OwnerIncomplete`: the owner has no `metadata.name` or `metadata.uid` (it must have been
@@ -19,16 +20,23 @@ export type { OwnerReference };
  * - `ClusterScopedDependent`: a namespaced owner for a cluster-scoped object (or for an
  *   object whose `metadata.namespace` is not set yet: set it before calling).
  * - `CrossNamespace`: the owner and the object are in different namespaces.
- * - `AlreadyOwned`: another object is already the object's controller (see `existing`).
+ * - `AlreadyOwned`: another object is already the object's controller (see `existing`);
+ *   controller-runtime's `AlreadyOwnedError`.
+ * - `NotOwned`: the object has no reference to the owner to remove (or, for
+ *   {@link removeControllerReference}, no controller reference at all).
+ * - `NotController`: {@link removeControllerReference} found the owner's reference but it is
+ *   not the controller one.
  */
 export type OwnerReferenceErrorReason =
   | "OwnerTypeUnknown"
   | "OwnerIncomplete"
   | "ClusterScopedDependent"
   | "CrossNamespace"
-  | "AlreadyOwned";
+  | "AlreadyOwned"
+  | "NotOwned"
+  | "NotController";
 
-/** Thrown by {@link setControllerReference}; `reason` says which rule was broken. */
+/** Thrown by the owner-reference helpers; `reason` says which rule was broken. */
 export class OwnerReferenceError extends Error {
   readonly reason: OwnerReferenceErrorReason;
   /** With `AlreadyOwned`: the controller reference the object already has. */
@@ -76,14 +84,93 @@ function describe(obj: ObjectWithMetadata): string {
   return namespace !== "" ? `${namespace}/${nameOf(obj)}` : nameOf(obj);
 }
 
-/** Options of {@link setControllerReference}. */
-export interface ControllerReferenceOptions {
+/** How the owner's type is known when the owner object does not carry it. */
+export interface OwnerTypeOptions {
   /** The owner's apiVersion (default: the owner's own `apiVersion`). */
   readonly apiVersion?: string;
   /** The owner's kind (default: the owner's own `kind`). */
   readonly kind?: string;
-  /** `blockOwnerDeletion` of the reference (default true). */
+}
+
+/** Options of {@link setControllerReference} and {@link setOwnerReference}. */
+export interface OwnerReferenceOptions extends OwnerTypeOptions {
+  /**
+   * `blockOwnerDeletion` of the reference (default: true for {@link setControllerReference},
+   * unset for {@link setOwnerReference}, as controller-runtime).
+   */
   readonly blockOwnerDeletion?: boolean;
+}
+
+/** Options of {@link setControllerReference} (the same as {@link OwnerReferenceOptions}). */
+export type ControllerReferenceOptions = OwnerReferenceOptions;
+
+/**
+ * A reference naming `owner` (only `apiVersion`, `kind` and `name` are needed to find one;
+ * `uid` is empty when the owner has none).
+ * @throws {OwnerReferenceError} `OwnerTypeUnknown`.
+ */
+function referenceTo(owner: ObjectWithMetadata, options: OwnerTypeOptions): OwnerReference {
+  const apiVersion = options.apiVersion ?? owner.apiVersion;
+  const kind = options.kind ?? owner.kind;
+  if (!apiVersion || !kind) {
+    throw new OwnerReferenceError(
+      "OwnerTypeUnknown",
+      `owner ${describe(owner)} has no apiVersion and kind: pass them in the options`,
+    );
+  }
+  return { apiVersion, kind, name: nameOf(owner), uid: owner.metadata?.uid ?? "" };
+}
+
+/**
+ * A complete reference to `owner` for `obj`, after controller-runtime's `validateOwner`
+ * (a namespaced owner needs a dependent in its namespace).
+ * @throws {OwnerReferenceError} `OwnerTypeUnknown`, `OwnerIncomplete`,
+ *   `ClusterScopedDependent` or `CrossNamespace`.
+ */
+function validReferenceTo(
+  owner: ObjectWithMetadata,
+  obj: ObjectWithMetadata,
+  options: OwnerTypeOptions,
+): OwnerReference {
+  const ref = referenceTo(owner, options);
+  if (!ref.name || !ref.uid) {
+    throw new OwnerReferenceError(
+      "OwnerIncomplete",
+      `owner ${ref.kind} ${describe(owner)} has no metadata.name or metadata.uid: read it from the server first`,
+    );
+  }
+  const ownerNamespace = namespaceOf(owner);
+  const objNamespace = namespaceOf(obj);
+  if (ownerNamespace !== "") {
+    if (objNamespace === "") {
+      throw new OwnerReferenceError(
+        "ClusterScopedDependent",
+        `cluster-scoped resource must not have a namespace-scoped owner, owner's namespace ${ownerNamespace} (an object without metadata.namespace counts as cluster-scoped: set it)`,
+      );
+    }
+    if (ownerNamespace !== objNamespace) {
+      throw new OwnerReferenceError(
+        "CrossNamespace",
+        `cross-namespace owner references are disallowed, owner's namespace ${ownerNamespace}, obj's namespace ${objNamespace}`,
+      );
+    }
+  }
+  return ref;
+}
+
+/** Replaces `obj.metadata` by a copy whose `ownerReferences` are `refs`. */
+function setReferences<O extends ObjectWithMetadata>(obj: O, refs: OwnerReference[]): O {
+  obj.metadata = { ...obj.metadata, ownerReferences: refs };
+  return obj;
+}
+
+/** Replaces the reference to the same object as `ref`, or appends `ref`. */
+function upsertReference<O extends ObjectWithMetadata>(obj: O, ref: OwnerReference): O {
+  const refs = [...(obj.metadata?.ownerReferences ?? [])];
+  const index = refs.findIndex((r) => referSameObject(r, ref));
+  if (index === -1) refs.push(ref);
+  else refs[index] = ref;
+  return setReferences(obj, refs);
 }
 
 /**
@@ -107,43 +194,8 @@ export function setControllerReference<O extends ObjectWithMetadata>(
   obj: O,
   options: ControllerReferenceOptions = {},
 ): O {
-  const apiVersion = options.apiVersion ?? owner.apiVersion;
-  const kind = options.kind ?? owner.kind;
-  if (!apiVersion || !kind) {
-    throw new OwnerReferenceError(
-      "OwnerTypeUnknown",
-      `owner ${describe(owner)} has no apiVersion and kind: pass them in the options`,
-    );
-  }
-  const name = owner.metadata?.name;
-  const uid = owner.metadata?.uid;
-  if (!name || !uid) {
-    throw new OwnerReferenceError(
-      "OwnerIncomplete",
-      `owner ${kind} ${describe(owner)} has no metadata.name or metadata.uid: read it from the server first`,
-    );
-  }
-  const ownerNamespace = owner.metadata?.namespace ?? "";
-  const objNamespace = obj.metadata?.namespace ?? "";
-  if (ownerNamespace !== "") {
-    if (objNamespace === "") {
-      throw new OwnerReferenceError(
-        "ClusterScopedDependent",
-        `cluster-scoped resource must not have a namespace-scoped owner, owner's namespace ${ownerNamespace} (an object without metadata.namespace counts as cluster-scoped: set it)`,
-      );
-    }
-    if (ownerNamespace !== objNamespace) {
-      throw new OwnerReferenceError(
-        "CrossNamespace",
-        `cross-namespace owner references are disallowed, owner's namespace ${ownerNamespace}, obj's namespace ${objNamespace}`,
-      );
-    }
-  }
   const ref: OwnerReference = {
-    apiVersion,
-    kind,
-    name,
-    uid,
+    ...validReferenceTo(owner, obj, options),
     controller: true,
     blockOwnerDeletion: options.blockOwnerDeletion ?? true,
   };
@@ -155,10 +207,109 @@ export function setControllerReference<O extends ObjectWithMetadata>(
       existing,
     );
   }
-  const refs = [...(obj.metadata?.ownerReferences ?? [])];
+  return upsertReference(obj, ref);
+}
+
+/**
+ * Adds `owner` to `obj`'s owners without making it the controller (controller-runtime's
+ * `SetOwnerReference`): the garbage collector deletes `obj` only once all its owners are
+ * gone, and no controller claims it. A reference to the same owner (same group, kind and
+ * name, any version) is replaced by the new one, which has no `controller` field, so calling
+ * it for the object's controller demotes that reference, as upstream. `blockOwnerDeletion`
+ * is set only when `options` gives it.
+ *
+ * Mutates `obj` and returns it, as {@link setControllerReference} does (a new metadata object
+ * and array; `owner` is only read). Call it on your own copy, never on a cached object.
+ *
+ * @throws {OwnerReferenceError} `OwnerTypeUnknown`, `OwnerIncomplete`,
+ *   `ClusterScopedDependent` or `CrossNamespace` (nothing is changed then).
+ */
+export function setOwnerReference<O extends ObjectWithMetadata>(
+  owner: ObjectWithMetadata,
+  obj: O,
+  options: OwnerReferenceOptions = {},
+): O {
+  const ref = validReferenceTo(owner, obj, options);
+  if (options.blockOwnerDeletion !== undefined) {
+    ref.blockOwnerDeletion = options.blockOwnerDeletion;
+  }
+  return upsertReference(obj, ref);
+}
+
+/**
+ * Whether `obj` has a reference to `owner`, controller or not: same group (any version), kind
+ * and name, the uid not compared (controller-runtime's `HasOwnerReference`).
+ *
+ * @throws {OwnerReferenceError} `OwnerTypeUnknown`.
+ */
+export function hasOwnerReference(
+  owner: ObjectWithMetadata,
+  obj: ObjectWithMetadata,
+  options: OwnerTypeOptions = {},
+): boolean {
+  const ref = referenceTo(owner, options);
+  return (obj.metadata?.ownerReferences ?? []).some((r) => referSameObject(r, ref));
+}
+
+/**
+ * Removes `obj`'s reference to `owner` (same group, any version, kind and name), controller
+ * or not (controller-runtime's `RemoveOwnerReference`), e.g. to hand the object to another
+ * owner in a later call. Mutates `obj` and returns it, as {@link setControllerReference}.
+ *
+ * @throws {OwnerReferenceError} `OwnerTypeUnknown`, or `NotOwned` when `obj` has no such
+ *   reference (nothing is changed then).
+ */
+export function removeOwnerReference<O extends ObjectWithMetadata>(
+  owner: ObjectWithMetadata,
+  obj: O,
+  options: OwnerTypeOptions = {},
+): O {
+  const ref = referenceTo(owner, options);
+  const refs = obj.metadata?.ownerReferences ?? [];
   const index = refs.findIndex((r) => referSameObject(r, ref));
-  if (index === -1) refs.push(ref);
-  else refs[index] = ref;
-  obj.metadata = { ...obj.metadata, ownerReferences: refs };
-  return obj;
+  if (index === -1) {
+    throw new OwnerReferenceError(
+      "NotOwned",
+      `Object ${describe(obj)} has no owner reference to ${ref.kind} ${describe(owner)}`,
+    );
+  }
+  return setReferences(obj, refs.toSpliced(index, 1));
+}
+
+/**
+ * Removes `owner`'s controller reference from `obj` (controller-runtime's
+ * `RemoveControllerReference`), e.g. to release an object so that another controller can
+ * adopt it. Mutates `obj` and returns it, as {@link setControllerReference}.
+ *
+ * @throws {OwnerReferenceError} `OwnerTypeUnknown`; `NotOwned` when `obj` has no controller
+ *   or no reference to `owner`; `NotController` when its reference to `owner` is not the
+ *   controller one (nothing is changed then).
+ */
+export function removeControllerReference<O extends ObjectWithMetadata>(
+  owner: ObjectWithMetadata,
+  obj: O,
+  options: OwnerTypeOptions = {},
+): O {
+  const ref = referenceTo(owner, options);
+  if (controllerOf(obj) === undefined) {
+    throw new OwnerReferenceError(
+      "NotOwned",
+      `Object ${describe(obj)} has no controller reference`,
+    );
+  }
+  const refs = obj.metadata?.ownerReferences ?? [];
+  const index = refs.findIndex((r) => referSameObject(r, ref));
+  if (index === -1) {
+    throw new OwnerReferenceError(
+      "NotOwned",
+      `Object ${describe(obj)} has no controller reference to ${ref.kind} ${describe(owner)}`,
+    );
+  }
+  if (refs[index]?.controller !== true) {
+    throw new OwnerReferenceError(
+      "NotController",
+      `${ref.kind} ${describe(owner)} is not the controller of ${describe(obj)}`,
+    );
+  }
+  return setReferences(obj, refs.toSpliced(index, 1));
 }

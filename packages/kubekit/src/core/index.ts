@@ -1,8 +1,8 @@
 /**
  * The core layer's public part: the built-in resource table, GroupVersionKind/Resource,
  * object keys, label and field selectors, `Status`/`StatusError` with the reason predicates
- * and builders, the patch algorithms, JSON value types, the `Clock`, the backoff policy, the
- * token bucket, the logger and the metric interfaces. No I/O happens here.
+ * and builders, the patch algorithms, JSON value types, status conditions, the `Clock`, the
+ * backoff policy, the token bucket, the logger and the metric interfaces. No I/O happens here.
  *
  * Internals that only the embedded server or other layers use (the protobuf codec, the field
  * tables, field-error formatting, Go quoting, bounded parsing, name validation) are imported
@@ -111,6 +111,17 @@ export {
 } from "./label-selector.js";
 export { FieldSelector, type FieldRequirement } from "./field-selector.js";
 export { realClock, type Clock, type TimerHandle } from "./clock.js";
+export {
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+  type Condition,
+  type ConditionInput,
+  type ConditionStatus,
+} from "./conditions.js";
 export { TokenBucket } from "./token-bucket.js";
 export {
   consoleLogger,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type ObjectWithMetadata,
   annotationsChanged,
+  allPredicate,
   anyPredicate,
   generationChanged,
   labelSelectorPredicate,
@@ -81,5 +82,22 @@ describe("predicates", () => {
     expect(not.update?.(o({ generation: 1 }), o({ generation: 1 }))).toBe(true);
     expect(not.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
     expect(not.create?.(o({}))).toBe(false);
+  });
+
+  it("allPredicate ands; a missing method counts as passing; no predicates pass everything", () => {
+    const both = allPredicate(generationChanged, labelsChanged);
+    expect(both.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
+    expect(both.update?.(o({ labels: { a: "1" } }), o({ generation: 2 }))).toBe(true);
+    expect(both.update?.(o({ labels: { a: "1" } }), o({}))).toBe(false);
+    expect(both.create?.(o({}))).toBe(true);
+    expect(both.delete?.(o({}), true)).toBe(true);
+    expect(allPredicate().update?.(o({}), o({}))).toBe(true);
+    const scoped = allPredicate(labelSelectorPredicate("app=web"), generationChanged);
+    expect(scoped.create?.(o({ labels: { app: "db" } }))).toBe(false);
+    expect(scoped.delete?.(o({ labels: { app: "web" } }), false)).toBe(true);
+    // Composed: neither a generation nor a label change.
+    const neither = notPredicate(anyPredicate(generationChanged, labelsChanged));
+    expect(neither.update?.(o({ generation: 1 }), o({ generation: 1 }))).toBe(true);
+    expect(neither.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
   });
 });

@@ -19,8 +19,9 @@
  * {@link generationChanged} on the reconciled kind to ignore status-only writes (the
  * controller's own included), {@link resourceVersionChanged} to drop resyncs,
  * {@link labelsChanged} or {@link annotationsChanged} when the reconcile reads those,
- * {@link labelSelectorPredicate} to scope a watch to some objects, and {@link anyPredicate}
- * and {@link notPredicate} to combine them. The change predicates filter updates only.
+ * {@link labelSelectorPredicate} to scope a watch to some objects, and {@link allPredicate},
+ * {@link anyPredicate} and {@link notPredicate} (controller-runtime's `And`, `Or`, `Not`) to
+ * combine them. The change predicates filter updates only.
  *
  * The handler that applies them (`enqueue-handler.ts`) is internal: the watch methods build it.
  *
@@ -34,6 +35,7 @@ export {
   labelsChanged,
   annotationsChanged,
   labelSelectorPredicate,
+  allPredicate,
   anyPredicate,
   notPredicate,
 } from "./predicate.js";

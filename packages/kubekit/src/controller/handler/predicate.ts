@@ -109,6 +109,23 @@ export function labelSelectorPredicate(
 }
 
 /**
+ * A predicate that lets a notification through only when every one of `predicates` does
+ * (controller-runtime's `predicate.And`), e.g. as one operand of {@link anyPredicate} or
+ * {@link notPredicate} (a watch's `predicates` list already requires all of them). A
+ * predicate without the method lets that kind through. No predicates: lets everything
+ * through.
+ */
+export function allPredicate<T>(...predicates: readonly Predicate<T>[]): Predicate<T> {
+  const list = [...predicates];
+  return Object.freeze({
+    create: (obj: T) => list.every((p) => p.create?.(obj) ?? true),
+    update: (oldObj: T, newObj: T) => list.every((p) => p.update?.(oldObj, newObj) ?? true),
+    delete: (obj: T, finalStateUnknown: boolean) =>
+      list.every((p) => p.delete?.(obj, finalStateUnknown) ?? true),
+  });
+}
+
+/**
  * A predicate that lets a notification through when at least one of `predicates` does
  * (controller-runtime's `predicate.Or`), e.g. `anyPredicate(generationChanged, labelsChanged)`.
  * A predicate without the method lets that kind through, so it makes the whole `anyPredicate`
