@@ -34,22 +34,7 @@ export type ConfigMapVersions = [string, string][];
 export async function listConfigMapVersions(kubeconfig: string): Promise<ConfigMapVersions> {
   let items: { metadata?: { namespace?: string; name?: string; resourceVersion?: string } }[];
   if (hasKubectl) {
-    const home = mkdtempSync(join(tmpdir(), "kubekit-e2e-home-"));
-    const { stdout } = await run(
-      "kubectl",
-      [
-        "--kubeconfig",
-        kubeconfig,
-        "--cache-dir",
-        join(home, "cache"),
-        "get",
-        "configmaps",
-        "-A",
-        "-o",
-        "json",
-      ],
-      { env: { ...process.env, HOME: home }, timeout: 30_000 },
-    );
+    const stdout = await kubectl(kubeconfig, ["get", "configmaps", "-A", "-o", "json"]);
     items = (JSON.parse(stdout) as { items: typeof items }).items;
   } else {
     const kc = await KubeConfig.load({ kubeconfig });
