@@ -1,6 +1,6 @@
 /**
  * The simulated cluster: the time from creating a 100-replica Deployment on
- * `ApiServer.start({ cluster: true })` (3 nodes, every controller, no delays) until 100 of its
+ * `startCluster({ server })` (3 nodes, every controller, no delays) until 100 of its
  * pods are Running and Ready and the Deployment reports them available, against the floor of
  * the same API work done by one client with nothing in between: 100 pod creates, 100
  * bindings and 100 status writes (the writes the ReplicaSet controller, the scheduler and the

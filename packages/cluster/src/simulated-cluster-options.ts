@@ -1,8 +1,8 @@
 import type { Logger } from "kubekit";
 
 /**
- * Options of the simulated control plane that `ApiServer.start({ cluster })` runs next to the
- * embedded API server (on by default in `kubekit serve`).
+ * Options of the simulated control plane that `startCluster({ server, ...options })` starts
+ * against an API server (on by default in `kubekit serve`).
  */
 export interface SimulatedClusterOptions {
   /** How many Nodes to register, named `kubekit-node-1` … (default 3; at least 1). */
