@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type {
+  CpuTime,
   HeapStats,
   HostEnvelope,
   HostMessage,
@@ -87,9 +88,17 @@ export class HostProcess {
     return (await this.request({ type: "heap" })) as HeapStats;
   }
 
+  /** The child's CPU time so far (user and system, ms). */
+  async cpu(): Promise<CpuTime> {
+    return (await this.request({ type: "cpu" })) as CpuTime;
+  }
+
   /** Sends a request and resolves to the reply's count (for the bare server's set-up requests). */
   async count(
-    request: Exclude<HostRequest, { type: "heap" } | { type: "stop" } | { type: "replay-load" }>,
+    request: Exclude<
+      HostRequest,
+      { type: "heap" } | { type: "stop" } | { type: "replay-load" } | { type: "cpu" }
+    >,
     timeoutMs?: number,
   ): Promise<number> {
     return ((await this.request(request, timeoutMs)) as { count: number }).count;

@@ -37,6 +37,8 @@ export type HostRequest =
   | { readonly type: "serve-frames"; readonly url: string; readonly file: string }
   /** Generate and serialize the replay server's list and frames (the `replay` server only). */
   | { readonly type: "replay-load"; readonly spec: ReplaySpec }
+  /** Report the process's CPU time so far (any server). */
+  | { readonly type: "cpu" }
   /** Stop the server and exit. */
   | { readonly type: "stop" };
 
@@ -55,10 +57,17 @@ export type HostMessage =
   | { readonly type: "reply"; readonly id: number; readonly ok: false; readonly error: string };
 
 /**
- * The value of a reply: heap stats for `heap`, what was prepared for `replay-load`, a count
+ * The value of a reply: heap stats for `heap`, what was prepared for `replay-load`, CPU time
+ * for `cpu`, a count
  * (items, routes, frames) otherwise.
  */
-export type HostReplyValue = HeapStats | ReplayLoaded | { readonly count: number };
+export type HostReplyValue = HeapStats | ReplayLoaded | CpuTime | { readonly count: number };
+
+/** A process's CPU time so far (`process.cpuUsage()`), in milliseconds. */
+export interface CpuTime {
+  readonly userMs: number;
+  readonly systemMs: number;
+}
 
 /** A request as sent, with the id its reply carries. */
 export interface HostEnvelope {

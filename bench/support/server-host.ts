@@ -43,6 +43,10 @@ async function main(): Promise<void> {
   };
   const handle = async (request: HostRequest): Promise<HostReplyValue> => {
     if (request.type === "heap") return collectedHeap();
+    if (request.type === "cpu") {
+      const { user, system } = process.cpuUsage();
+      return { userMs: user / 1000, systemMs: system / 1000 };
+    }
     if (request.type === "stop") {
       await stop();
       return { count: 0 };
