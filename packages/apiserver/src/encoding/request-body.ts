@@ -13,6 +13,7 @@ import {
   newTimeout,
   newUnsupportedMediaType,
 } from "kubekit";
+import { rememberBodyText } from "./duplicate-fields.js";
 import { decodeKubernetesProtobuf } from "./protobuf.js";
 import { parseContentType } from "./media-type.js";
 import { MAX_OBJECT_DEPTH, objectBoundsProblem } from "../schema/object-bounds.js";
@@ -138,16 +139,24 @@ function checkedValue(format: string, value: unknown): JsonValue {
 
 /**
  * Parses a JSON body within kube-apiserver's size limit and {@link MAX_OBJECT_DEPTH}, checked
- * before `JSON.parse` runs; failures are a 4xx (see {@link decodeError}).
+ * before `JSON.parse` runs; failures are a 4xx (see {@link decodeError}). The text is
+ * remembered for the decoded object, so that its repeated keys can be reported
+ * (`duplicateFieldsOf` in duplicate-fields.ts) when `fieldValidation` asks for them.
  */
 export function parseJsonBody(body: Buffer): JsonValue {
   const text = body.toString("utf8");
   if (text.trim() === "") throw newBadRequest("the body of the request was empty");
+  let value: JsonValue;
   try {
-    return parseJsonBounded(text, { maxBytes: MAX_REQUEST_BODY_BYTES, maxDepth: MAX_OBJECT_DEPTH });
+    value = parseJsonBounded(text, {
+      maxBytes: MAX_REQUEST_BODY_BYTES,
+      maxDepth: MAX_OBJECT_DEPTH,
+    });
   } catch (err) {
     throw decodeError("JSON", err);
   }
+  rememberBodyText(value, text);
+  return value;
 }
 
 /**
@@ -160,8 +169,11 @@ export function parseYamlBody(body: Buffer): JsonValue {
   if (text.trim() === "") throw newBadRequest("the body of the request was empty");
   let value: unknown;
   try {
+    // Repeated keys are decoded as go-yaml decodes them (the last one wins) and reported by
+    // fieldValidation (duplicate-fields.ts), not refused here.
     value = parseYamlBounded(text, {
       limits: { maxBytes: MAX_REQUEST_BODY_BYTES, maxDepth: MAX_OBJECT_DEPTH },
+      uniqueKeys: false,
     });
   } catch (err) {
     throw decodeError("YAML", err);
@@ -169,5 +181,7 @@ export function parseYamlBody(body: Buffer): JsonValue {
   if (!isJsonObject(value) && !Array.isArray(value)) {
     throw newBadRequest("error decoding YAML body: the document is not an object");
   }
-  return checkedValue("YAML", value);
+  const checked = checkedValue("YAML", value);
+  rememberBodyText(checked, text, true);
+  return checked;
 }

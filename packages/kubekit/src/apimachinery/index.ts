@@ -31,7 +31,11 @@ export {
   fieldNotSupported,
   fieldRequired,
   fieldTooLong,
+  fieldTooMany,
+  fieldTypeInvalid,
+  formatFieldError,
 } from "../core/field-errors.js";
+export { formatGoFloat, formatGoValue, quoteGo } from "../core/go-format.js";
 export {
   isConfigMapKey,
   isDns1035Label,

@@ -42,8 +42,11 @@ export function quoteGo(value: string): string {
   return `${out}"`;
 }
 
-/** Go's `%v` of a float64: shortest digits, exponent form when the decimal exponent is < -4 or >= 6 (strconv 'g', shortest). */
-function formatGoFloat(n: number): string {
+/**
+ * Go's `%v` of a float64: shortest digits, exponent form when the decimal exponent is < -4 or
+ * >= 6 (strconv 'g', shortest), e.g. `1e+06`, `0.5`, `NaN`, `+Inf`.
+ */
+export function formatGoFloat(n: number): string {
   if (Number.isNaN(n)) return "NaN";
   if (!Number.isFinite(n)) return n > 0 ? "+Inf" : "-Inf";
   const [mantissa = "0", expText = "0"] = n.toExponential().split("e");
