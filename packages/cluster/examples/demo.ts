@@ -1,7 +1,7 @@
 /**
  * The informer → workqueue → controller scenario, played end to end and narrated (`npm start`, `kubekit demo`): a
- * ReplicaSet-style controller (./replicaset-controller.ts) built from a SharedInformerFactory
- * and a Controller keeps N pods per ReplicaSet while the demo
+ * ReplicaSet-style controller (./replicaset-controller.ts) built with the Manager's controller
+ * builder and cache-backed client keeps N pods per ReplicaSet while the demo
  *
  *  1. creates a ReplicaSet with 3 replicas: the controller creates 3 pods;
  *  2. deletes a pod ("OOM-killed"): the worker does not find it in the lister any more and
@@ -29,8 +29,9 @@ import {
   type RateLimiter,
   EventRecorder,
   KubeConfig,
+  AppsV1ReplicaSetLister,
+  CoreV1PodLister,
   Manager,
-  SharedInformerFactory,
   controllerOf,
   defaultControllerRateLimiter,
   isNotFound,
@@ -195,6 +196,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     kubeConfig: kc,
     ...(options.serve ? { metricsPort: options.metricsPort ?? 0 } : {}),
     logger: narratingLogger(narrator, "manager", "warn"),
+    // The manager's cache: the informers its controllers watch and its client reads.
+    cache: {
+      namespace: NAMESPACE,
+      informerOptions: { logger: narratingLogger(narrator, "Reflector") },
+    },
   });
   const clientset = manager.clientset;
   const recorder = new EventRecorder({
@@ -209,14 +215,21 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   let lastReconcile = 0;
   const convergeMs: Record<string, number> = {};
 
-  // The path of an event, told by hooks a user can set on any informer:
-  const factory = new SharedInformerFactory(clientset, {
-    resyncPeriodMs: 0,
-    namespace: NAMESPACE,
-    informerOptions: { logger: narratingLogger(narrator, "Reflector") },
-  });
-  const pods = factory.coreV1.pods();
-  const replicaSets = factory.appsV1.replicaSets();
+  // The path of an event, told by hooks a user can set on any informer (here the manager's,
+  // which its controllers watch):
+  const podInformer = manager.client.informer((i) => i.coreV1.pods());
+  const rsInformer = manager.client.informer((i) => i.appsV1.replicaSets());
+  const pods = {
+    informer: podInformer,
+    lister: new CoreV1PodLister(podInformer.indexer, { group: "", resource: "pods" }),
+  };
+  const replicaSets = {
+    informer: rsInformer,
+    lister: new AppsV1ReplicaSetLister(rsInformer.indexer, {
+      group: "apps",
+      resource: "replicasets",
+    }),
+  };
   // 1. the reflector hands every object it receives (list or watch) to the FIFO, through the
   //    informer's transform;
   pods.informer.setTransform((pod) => {
@@ -309,17 +322,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         : `reconcile ${r.key}: lister has ${r.found} of ${r.desired} pods → ${actions.length ? actions.join("; ") : "in sync"}`,
     );
   };
-  const controller = replicaSetController({
-    clientset,
-    factory,
+  replicaSetController({
+    manager,
     rateLimiter,
     onReconciled,
     logger: narratingLogger(narrator, "worker"),
     recorder,
-    metrics: manager.metrics,
   });
-  manager.add(factory);
-  manager.add(controller);
 
   const livePods = (): Pod[] =>
     pods.lister

@@ -6,6 +6,8 @@
  *   API server --list/watch--> Reflector --> FIFO --> Indexer --> handler --key--> workqueue
  *   --> worker: read the listers (the local cache) --> create or delete pods on the API server
  *
+ * Built with the Manager's controller builder (`for` ReplicaSets, `owns` pods: the informers
+ * come from the Manager's cache, started with it) and read with its cache-backed client.
  * Level-triggered: a worker receives a key (`namespace/name`), never an event, and compares
  * the ReplicaSet it finds in the cache with the pods it finds in the cache. "If the pod is
  * not found in the cache it was deleted", so the ReplicaSet has too few pods and the worker
@@ -19,13 +21,11 @@
 import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
-  type Clientset,
-  type ControllerMetricsProvider,
+  type Controller,
   type EventRecorder,
   type Logger,
+  type Manager,
   type RateLimiter,
-  type SharedInformerFactory,
-  Controller,
   controllerOf,
   generationChanged,
   isNotFound,
@@ -50,9 +50,11 @@ export interface ReplicaSetReconcile {
 
 /** Options of {@link replicaSetController}. */
 export interface ReplicaSetControllerOptions {
-  readonly clientset: Clientset;
-  /** The factory whose `appsV1.replicaSets()` and `coreV1.pods()` informers the controller reads. */
-  readonly factory: SharedInformerFactory;
+  /**
+   * The Manager that runs the controller: its cache holds the ReplicaSets and pods (started
+   * with it), its client reads them and writes pods, and its metrics get the controller's.
+   */
+  readonly manager: Manager;
   /** Concurrent workers (default 2); a key is never reconciled by two at once. */
   readonly workers?: number;
   /** The workqueue's rate limiter for failed reconciles (default: client-go's). */
@@ -64,8 +66,6 @@ export interface ReplicaSetControllerOptions {
   readonly observeTimeoutMs?: number;
   /** Records `SuccessfulCreate` / `SuccessfulDelete` Events on the ReplicaSet, as kube's does. */
   readonly recorder?: EventRecorder;
-  /** Where the controller's and its workqueue's metrics go (e.g. a Manager's `metrics`). */
-  readonly metrics?: ControllerMetricsProvider;
 }
 
 const APPS_V1 = "apps/v1";
@@ -98,42 +98,42 @@ function podFor(rs: ReplicaSet): Pod {
 }
 
 /**
- * Builds the controller: it watches ReplicaSets (spec changes only: status writes do not
- * change the generation) and the pods they own, and reconciles each ReplicaSet by key.
- * Start the factory and `controller.run(signal)`; the run waits for both caches to sync.
+ * Builds the controller and adds it to the manager: it watches ReplicaSets (spec changes
+ * only: status writes do not change the generation) and the pods they own, and reconciles
+ * each ReplicaSet by key. `manager.start(signal)` runs it once the caches have synced.
  */
 export function replicaSetController(options: ReplicaSetControllerOptions): Controller {
-  const { clientset, factory } = options;
-  const replicaSets = factory.appsV1.replicaSets();
-  const pods = factory.coreV1.pods();
+  const { manager } = options;
+  const client = manager.client;
+  const podInformer = client.informer((i) => i.coreV1.pods());
   const observeTimeoutMs = options.observeTimeoutMs ?? 10_000;
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<{ requeue: true } | void> => {
     const { namespace, name } = splitKey(key);
+    const replicaSets = client.resource((i) => i.appsV1.replicaSets(), namespace);
+    const pods = client.resource((i) => i.coreV1.pods(), namespace);
     let rs: ReplicaSet;
     try {
-      rs = replicaSets.lister.replicaSets(namespace).get(name);
+      rs = await replicaSets.get(name, { signal }); // from the cache: no request
     } catch (err) {
       // Gone: the garbage collector deletes its pods (they carry its ownerReference).
       if (!isNotFound(err)) throw err;
       options.onReconciled?.({ key, desired: undefined, found: 0, created: [], deleted: [] });
       return;
     }
-    const owned = pods.lister
-      .pods(namespace)
-      .list()
-      .filter((pod) => isLive(pod) && controllerOf(pod)?.uid === rs.metadata?.uid);
+    const owned = (await pods.list({ signal })).items.filter(
+      (pod) => isLive(pod) && controllerOf(pod)?.uid === rs.metadata?.uid,
+    );
     const desired = rs.spec?.replicas ?? 1;
-    // Lister objects carry no apiVersion/kind (list items never do): name them for Events.
+    // Cached objects carry no apiVersion/kind (list items never do): name them for Events.
     const subject = { ...rs, apiVersion: APPS_V1, kind: "ReplicaSet" };
     const created: string[] = [];
     const deleted: string[] = [];
     // The newest resourceVersion this reconcile wrote: the cache must reach it before the
-    // next reconcile of this key reads the listers.
+    // next reconcile of this key reads it.
     let lastWrite: string | undefined;
-    const podClient = clientset.coreV1.pods(namespace);
     for (let i = owned.length; i < desired; i++) {
-      const pod = await podClient.create(podFor(rs), { signal });
+      const pod = await pods.create(podFor(rs), { signal });
       created.push(pod.metadata?.name ?? "");
       options.recorder?.event(
         subject,
@@ -146,7 +146,7 @@ export function replicaSetController(options: ReplicaSetControllerOptions): Cont
     for (const pod of owned.sort(newestFirst).slice(0, Math.max(0, owned.length - desired))) {
       const name = pod.metadata?.name ?? "";
       try {
-        const gone = await podClient.delete(name, { signal });
+        const gone = await pods.delete(name, { signal });
         if (gone.kind === "Pod") lastWrite = gone.metadata?.resourceVersion;
       } catch (err) {
         if (!isNotFound(err)) throw err; // someone else deleted it: fine
@@ -159,33 +159,30 @@ export function replicaSetController(options: ReplicaSetControllerOptions): Cont
       rs.status?.replicas !== count ||
       rs.status?.observedGeneration !== rs.metadata?.generation
     ) {
-      await clientset.appsV1
-        .replicaSets(namespace)
-        .patch(
-          name,
-          "application/merge-patch+json",
-          { status: { replicas: count, observedGeneration: rs.metadata?.generation } },
-          { subresource: "status", signal },
-        );
+      await replicaSets.patch(
+        name,
+        "application/merge-patch+json",
+        { status: { replicas: count, observedGeneration: rs.metadata?.generation } },
+        { subresource: "status", signal },
+      );
     }
     options.onReconciled?.({ key, desired, found: owned.length, created, deleted });
     if (lastWrite !== undefined) {
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(observeTimeoutMs)]);
-      if (!(await waitForCacheToObserve(pods.informer, lastWrite, deadline))) {
+      if (!(await waitForCacheToObserve(podInformer, lastWrite, deadline))) {
         return { requeue: true };
       }
     }
   };
 
-  const controller = new Controller({
-    name: "replicaset",
-    workers: options.workers ?? 2,
-    reconcile,
-    ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
-    ...(options.logger !== undefined ? { logger: options.logger } : {}),
-    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
-  });
-  controller.watch(replicaSets.informer, { predicates: [generationChanged] });
-  controller.watchOwned(pods.informer, { group: "apps", kind: "ReplicaSet" });
-  return controller;
+  return manager
+    .controller("replicaset")
+    .for((i) => i.appsV1.replicaSets(), { predicates: [generationChanged] })
+    .owns((i) => i.coreV1.pods())
+    .withOptions({
+      workers: options.workers ?? 2,
+      ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    })
+    .complete(reconcile);
 }

@@ -17,3 +17,18 @@ export {
   type ClusterControllerName,
   type SimulatedClusterOptions,
 } from "./simulated-cluster-options.js";
+export {
+  generateCrdTypes,
+  GENERATED_HEADER,
+  type GenerateCrdTypesOptions,
+  type GeneratedFile,
+} from "./generate/generate-crd-types.js";
+export {
+  checkCrdManifest,
+  CrdManifestError,
+  readCrdManifests,
+  type CrdManifest,
+} from "./generate/crd-manifests.js";
+export { installCrds, uninstallCrds } from "./envtest/crd-installation.js";
+export type { CrdInstallOptions } from "./envtest/crd-install-options.js";
+export { CrdWaitTimeoutError } from "./envtest/crd-install-errors.js";

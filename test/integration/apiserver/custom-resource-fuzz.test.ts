@@ -210,9 +210,17 @@ function crd(plural: string, spec: Json): Json {
   };
 }
 
+/**
+ * kube-apiserver's one 500 here: an apply whose configuration names a field the schema does
+ * not declare (the plain error of `managedfields/internal/structuredmerge.go`'s Apply).
+ */
+function isKube500(res: RawResponse): boolean {
+  return String(res.json?.message).startsWith("failed to create typed patch object (");
+}
+
 function expectHandled(res: RawResponse, what: string): void {
   const detail = `${what}: ${res.status} ${res.text.slice(0, 300)}`;
-  expect(res.status, detail).toBeLessThan(500);
+  if (!isKube500(res)) expect(res.status, detail).toBeLessThan(500);
   if (res.status >= 400) {
     expect(res.json?.kind, detail).toBe("Status");
     expect(res.json?.code, detail).toBe(res.status);

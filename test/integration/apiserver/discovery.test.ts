@@ -532,10 +532,13 @@ describe("OpenAPI", () => {
     expect(res.status).toBe(404);
   });
 
-  it("/openapi/v2 is 404 (the server cannot produce protobuf v2)", async () => {
+  it("/openapi/v2 answers kubectl's protobuf Accept with gnostic protobuf", async () => {
     const res = await h.client.get("/openapi/v2?timeout=32s", {
       headers: { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" },
     });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(200);
+    expect(header(res, "content-type")).toBe(
+      "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+    );
   });
 });

@@ -114,11 +114,15 @@ describe("Controller on the embedded server", () => {
     await waitFor("the successful attempt", async () => at.length === 4);
     expect(at).toEqual([0, 5, 15, 35]);
     const errors = r.logger.entries.filter((e) => e.level === "error");
+    const flaky = { namespace: ns, name: "flaky" };
     expect(errors.map((e) => e.fields)).toMatchObject([
-      { key: `${ns}/flaky`, controller: "backoff" },
-      { key: `${ns}/flaky` },
-      { key: `${ns}/flaky` },
+      { ...flaky, controller: "backoff" },
+      flaky,
+      flaky,
     ]);
+    // Each attempt is a reconcile of its own, with its own ID.
+    const ids = errors.map((e) => (e.fields as { reconcileID: string }).reconcileID);
+    expect(new Set(ids).size).toBe(3);
   });
 
   it("does not requeue a TerminalError, and a throwing reconcile never stops the worker", async () => {
@@ -151,7 +155,7 @@ describe("Controller on the embedded server", () => {
     await waitFor("the retry of sync-throw", async () => calls.length === 4);
     expect(calls).toEqual([`${ns}/terminal`, `${ns}/sync-throw`, `${ns}/fine`, `${ns}/sync-throw`]);
     const terminal = r.logger.entries.find((e) => /terminal/.test(e.message));
-    expect(terminal?.fields).toMatchObject({ key: `${ns}/terminal` });
+    expect(terminal?.fields).toMatchObject({ namespace: ns, name: "terminal" });
   });
 
   it("filters with predicates: objects outside a label selector are never reconciled", async () => {

@@ -2,16 +2,16 @@ import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
 import { describe, expect, it } from "vitest";
 import {
-  allPredicate,
+  and,
   annotationsChanged,
-  anyPredicate,
   findStatusCondition,
   hasOwnerReference,
   isNotFound,
   isStatusConditionTrue,
   labelSelectorPredicate,
   labelsChanged,
-  notPredicate,
+  not,
+  or,
   removeOwnerReference,
   resourceVersionChanged,
   setOwnerReference,
@@ -151,13 +151,13 @@ describe("owner references, status conditions and predicates on the embedded ser
       (factory, controller) =>
         controller.watch(factory.coreV1.configMaps().informer, {
           predicates: [
-            allPredicate(
+            and(
               labelSelectorPredicate("app=web"),
               resourceVersionChanged,
-              anyPredicate(labelsChanged, annotationsChanged),
+              or(labelsChanged, annotationsChanged),
             ),
             // Never the objects marked paused (on any kind of notification).
-            notPredicate(labelSelectorPredicate("paused=true")),
+            not(labelSelectorPredicate("paused=true")),
           ],
         }),
     );

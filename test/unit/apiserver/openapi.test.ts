@@ -137,17 +137,25 @@ describe("openApiV3Document", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("publishes a custom resource's schema tagged with its GVK", () => {
+  it("publishes a custom resource's schema with TypeMeta, ObjectMeta and its GVK", () => {
     const schema = { type: "object", properties: { spec: { type: "object" } } };
     const doc = openApiV3Document("example.com", "v1", [widgetResource("v1", [], schema)]);
     const schemas = (doc["components"] as JsonObject)["schemas"] as JsonObject;
-    expect(schemas["com.example.v1.Widget"]).toEqual({
-      ...schema,
-      "x-kubernetes-group-version-kind": [{ group: "example.com", kind: "Widget", version: "v1" }],
-    });
+    const widget = schemas["com.example.v1.Widget"] as JsonObject;
+    expect(widget["x-kubernetes-group-version-kind"]).toEqual([
+      { group: "example.com", kind: "Widget", version: "v1" },
+    ]);
+    expect(Object.keys(widget["properties"] as JsonObject).sort()).toEqual([
+      "apiVersion",
+      "kind",
+      "metadata",
+      "spec",
+    ]);
+    expect(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]).toBeDefined();
     expect(patchOperationsFor(doc, "example.com", "v1", "Widget").length).toBeGreaterThan(0);
     const builtinDoc = openApiV3Document("apps", "v1", builtinVersion("apps", "v1"));
-    expect((builtinDoc["components"] as JsonObject)["schemas"]).toEqual({});
+    const builtinSchemas = (builtinDoc["components"] as JsonObject)["schemas"] as JsonObject;
+    expect(builtinSchemas["io.k8s.api.apps.v1.Deployment"]).toBeDefined();
   });
 });
 
@@ -163,7 +171,7 @@ describe("openApiV3Index", () => {
     const apps = index.paths["apis/apps/v1"]?.serverRelativeURL;
     const hash = openApiDocumentHash(openApiV3Document("apps", "v1", builtinVersion("apps", "v1")));
     expect(apps).toBe(`/openapi/v3/apis/apps/v1?hash=${hash}`);
-    expect(hash).toMatch(/^[0-9A-F]{32}$/);
+    expect(hash).toMatch(/^[0-9A-F]{128}$/);
   });
 
   it("changes a group version's hash when its resources change, and only that one", () => {

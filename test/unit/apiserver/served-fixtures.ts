@@ -1,4 +1,6 @@
-import { builtinResources } from "kubekit";
+import { builtinResources, type JsonObject } from "kubekit";
+import { CustomResourceSchema } from "../../../packages/apiserver/src/apiextensions/custom-resource-schema.js";
+import type { JSONSchemaProps } from "../../../packages/apiserver/src/apiextensions/schema-props.js";
 import type {
   PrinterColumn,
   ServedGroup,
@@ -23,8 +25,12 @@ export function builtin(group: string, version: string, plural: string): ServedR
 export function widgetResource(
   version = "v1",
   printerColumns: readonly PrinterColumn[] = [],
-  schema?: unknown,
+  schema?: JSONSchemaProps,
 ): ServedResource {
+  const compiled = CustomResourceSchema.compile({
+    name: version,
+    ...(schema === undefined ? {} : { schema: { openAPIV3Schema: schema as JsonObject } }),
+  });
   return {
     group: "example.com",
     version,
@@ -58,6 +64,12 @@ export function widgetResource(
       hasStatus: true,
       terminating: false,
       ...(schema === undefined ? {} : { schema }),
+      compiled,
+      versions: {
+        storageVersion: version,
+        schemaOf: (v) => (v === version ? compiled : undefined),
+      },
+      warnings: [],
     },
   };
 }

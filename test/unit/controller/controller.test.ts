@@ -132,7 +132,13 @@ describe("Controller outcomes", () => {
     expect(s.calls.map((c) => c.at)).toEqual([0, 5, 15, 35, 75]);
     const errors = s.logger.entries.filter((e) => e.level === "error");
     expect(errors).toHaveLength(4);
-    expect(errors[0]?.fields).toMatchObject({ controller: "test", key: "ns/a", requeues: 0 });
+    expect(errors[0]?.fields).toMatchObject({
+      controller: "test",
+      namespace: "ns",
+      name: "a",
+      reconcileID: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      requeues: 0,
+    });
     expect((errors[3]?.fields as { error: Error }).error.message).toBe("boom 4");
   });
 
@@ -200,7 +206,7 @@ describe("Controller outcomes", () => {
     expect(s.calls).toHaveLength(1);
     const [entry] = s.logger.entries.filter((e) => e.level === "error");
     expect(entry?.message).toMatch(/terminal/);
-    expect(entry?.fields).toMatchObject({ controller: "test", key: "ns/bad" });
+    expect(entry?.fields).toMatchObject({ controller: "test", namespace: "ns", name: "bad" });
   });
 
   it("treats an error wrapping a TerminalError (cause chain) as terminal", async () => {

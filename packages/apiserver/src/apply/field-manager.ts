@@ -33,6 +33,8 @@ function options(entry: ResourceEntry, write: FieldManagerWrite) {
     ...(write.subresource !== "" ? { subresource: write.subresource } : {}),
     time: write.time,
     messageName: messageNameOf(entry),
+    // Custom resources: list and map types from the CRD version's schema.
+    ...(entry.info.custom ? { shape: entry.info.custom.compiled.applyShape } : {}),
   };
 }
 

@@ -20,9 +20,12 @@ import type { PathElement } from "./field-set.js";
  * - a repeated primitive field with strategy `merge` (finalizers) is a set;
  * - every other list is atomic (a leaf).
  *
- * Without a schema (custom resources, and fields the table does not know) objects are
- * granular structs, lists are atomic, and only `metadata` is typed (as ObjectMeta). A value
- * whose JSON type does not fit its shape (a string where a struct is expected) is a leaf.
+ * Custom resources take theirs from their CRD version's schema
+ * (`apiextensions/list-types/schema-apply-shape.ts`: `x-kubernetes-list-type`,
+ * `x-kubernetes-list-map-keys`, `x-kubernetes-map-type`). Without a schema (fields the table
+ * does not know, preserved unknown fields) objects are granular structs, lists are atomic,
+ * and only `metadata` is typed (as ObjectMeta). A value whose JSON type does not fit its
+ * shape (a string where a struct is expected) is a leaf.
  */
 
 /** Owned as a whole: a scalar, a special message, an atomic struct or an atomic list. */
@@ -185,6 +188,11 @@ function slotOf(owner: string, field: FieldInfo): FieldSlot {
   }
   if (field.isMessage) return { shape: messageShape(field.type), alwaysPresent: !field.pointer };
   return { shape: LEAF, alwaysPresent: false };
+}
+
+/** The shape of ObjectMeta, for roots whose other fields come from elsewhere (a CRD schema). */
+export function objectMetaShape(): FieldShape {
+  return messageShape(OBJECT_META);
 }
 
 const SCHEMALESS_ROOT: StructShape = {

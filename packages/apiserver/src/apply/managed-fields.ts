@@ -4,7 +4,7 @@ import { mergeApplied, removeFields } from "./apply-merge.js";
 import { diffFields, fieldSetOfValue } from "./field-diff.js";
 import { FieldSet, fieldElement, formatPath } from "./field-set.js";
 import type { FieldPath } from "./field-set.js";
-import { rootShape } from "./field-shape.js";
+import { rootShape, type StructShape } from "./field-shape.js";
 
 /**
  * `metadata.managedFields` bookkeeping and server-side apply, as kube-apiserver does them
@@ -139,12 +139,12 @@ function withoutNulls(value: JsonValue): JsonValue {
  * kind, metadata name/namespace/uid/...) are left out, as are `null` values.
  */
 export function fieldSetOf(obj: JsonObject, messageName: string | undefined): JsonObject {
-  return appliedFieldSet(obj, messageName).toFieldsV1();
+  return appliedFieldSet(obj, rootShape(messageName)).toFieldsV1();
 }
 
-function appliedFieldSet(obj: JsonObject, messageName: string | undefined): FieldSet {
+function appliedFieldSet(obj: JsonObject, shape: StructShape): FieldSet {
   const config = withoutNulls(withoutManagedFields(obj));
-  return fieldSetOfValue(config, rootShape(messageName)).difference(NEVER_OWNED);
+  return fieldSetOfValue(config, shape).difference(NEVER_OWNED);
 }
 
 /** A managedFields entry while it is being updated. */
@@ -295,6 +295,8 @@ export interface RecordUpdateOptions {
   readonly time: string;
   /** The fully qualified message of the kind (field-table.ts), `undefined` for custom resources. */
   readonly messageName: string | undefined;
+  /** The object's shape when it comes from a schema (custom resources); else from `messageName`. */
+  readonly shape?: StructShape;
 }
 
 /**
@@ -316,7 +318,7 @@ export function recordUpdate(
   managedFields: readonly ManagedFieldsEntry[],
   options: RecordUpdateOptions,
 ): ManagedFieldsEntry[] {
-  const shape = rootShape(options.messageName);
+  const shape = options.shape ?? rootShape(options.messageName);
   const diff = diffFields(
     before && withoutManagedFields(before),
     withoutManagedFields(after),
@@ -366,6 +368,8 @@ export interface ServerSideApplyOptions {
   readonly time: string;
   /** The fully qualified message of the kind (field-table.ts), `undefined` for custom resources. */
   readonly messageName: string | undefined;
+  /** The object's shape when it comes from a schema (custom resources); else from `messageName`. */
+  readonly shape?: StructShape;
 }
 
 /**
@@ -395,7 +399,7 @@ export function serverSideApply(
   applied: JsonObject,
   options: ServerSideApplyOptions,
 ): JsonObject {
-  const shape = rootShape(options.messageName);
+  const shape = options.shape ?? rootShape(options.messageName);
   const config = withoutNulls(withoutManagedFields(applied));
   const liveObject = live && withoutManagedFields(live);
   const inputEntries = managedFieldsOf(live);
@@ -404,7 +408,7 @@ export function serverSideApply(
   const identity = identityOf(options.manager, "Apply", options.apiVersion, subresource);
   const previous = decoded.entries.find((e) => e.identity === identity);
   const others = decoded.entries.filter((e) => e !== previous);
-  const appliedSet = appliedFieldSet(applied, options.messageName);
+  const appliedSet = appliedFieldSet(applied, shape);
 
   let merged = mergeApplied(liveObject, config, shape) as JsonObject;
   if (previous) {

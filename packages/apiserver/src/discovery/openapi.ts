@@ -1,21 +1,23 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "kubekit";
-import { isJsonObject } from "kubekit/apimachinery";
 import type { ServedGroup, ServedResource } from "../registry/served-resource.js";
+import { definitionsForResources } from "./openapi/resource-definitions.js";
 
 /**
- * The `/openapi/v3` documents kubectl needs
- * (`staging/src/k8s.io/cli-runtime/pkg/resource/query_param_verifier_v3.go`): an index of group
- * versions and, per group version, an OpenAPI 3.0 document listing every resource's paths and
- * operations. kubectl decides that the server supports `fieldValidation` (and dry-run) by finding
- * the PATCH operation tagged with the object's GroupVersionKind and checking its query parameters,
- * so every PATCH operation here carries `x-kubernetes-group-version-kind` and the write parameters.
+ * The `/openapi/v3` documents: an index of group versions and, per group version, an OpenAPI
+ * 3.0 document listing every resource's paths and operations
+ * (`staging/src/k8s.io/cli-runtime/pkg/resource/query_param_verifier_v3.go`), with the schemas
+ * of its kinds in `components.schemas` (`kubectl explain` finds a resource's GVK on its
+ * operations, then the schema carrying that GVK in `x-kubernetes-group-version-kind`).
+ * kubectl decides that the server supports `fieldValidation` (and dry-run) by finding the PATCH
+ * operation tagged with the object's GroupVersionKind and checking its query parameters, so
+ * every PATCH operation here carries `x-kubernetes-group-version-kind` and the write parameters.
  *
  * PATCH operations deliberately have **no `requestBody`**: a PATCH that declares the
- * strategic-merge content type makes `kubectl apply` compute patches from the document's
- * schemas, and these documents do not describe built-in schemas. Without it kubectl falls back
- * to its compiled-in patch metadata, which is right for built-in kinds. Schemas are only
- * published for custom resources that declare one.
+ * strategic-merge content type makes client-side `kubectl apply` compute its patches from the
+ * document's schemas instead of its compiled-in patch metadata for built-in kinds. Both carry
+ * the same directives (the schemas are generated from the same field tables), but the
+ * compiled-in path is the one kubectl has always taken against this server.
  */
 
 /** One entry of the `/openapi/v3` index. */
@@ -30,21 +32,31 @@ export interface OpenApiV3Index {
   readonly paths: Record<string, OpenApiIndexEntry>;
 }
 
+/** The hash of the document of one group version (its `?hash=` in the index). */
+export type OpenApiDocumentHasher = (
+  group: string,
+  version: string,
+  resources: readonly ServedResource[],
+) => string;
+
 /**
  * The `/openapi/v3` index for every group version in `groups`. Each URL carries the hash of
- * the document `openApiV3Document` produces for that group version, so any change to a group
- * version's resources (a CRD added, removed or changed) changes its URL, which lets the server
- * mark the documents `Cache-Control: public, immutable`.
+ * the document `openApiV3Document` produces for that group version (computed by `hashOf`,
+ * which a server answers from its cache), so any change to a group version's resources (a CRD
+ * added, removed or changed) changes its URL, which lets the server mark the documents
+ * `Cache-Control: public, immutable`.
  */
-export function openApiV3Index(groups: readonly ServedGroup[]): OpenApiV3Index {
+export function openApiV3Index(
+  groups: readonly ServedGroup[],
+  hashOf: OpenApiDocumentHasher = (group, version, resources) =>
+    openApiDocumentHash(openApiV3Document(group, version, resources)),
+): OpenApiV3Index {
   const paths: Record<string, OpenApiIndexEntry> = {};
   for (const group of groups) {
     for (const served of group.versions) {
       const key =
         group.name === "" ? `api/${served.version}` : `apis/${group.name}/${served.version}`;
-      const hash = openApiDocumentHash(
-        openApiV3Document(group.name, served.version, served.resources),
-      );
+      const hash = hashOf(group.name, served.version, served.resources);
       paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
     }
   }
@@ -64,8 +76,8 @@ export function openApiV3Index(groups: readonly ServedGroup[]): OpenApiV3Index {
  *   on writes, `force` on patches, list and delete options where they apply), and `name`,
  *   `namespace` and `pretty` on the path item.
  *
- * `components.schemas` holds the `openAPIV3Schema` of custom resources that have one, tagged
- * with their GroupVersionKind; built-in schemas are not described.
+ * `components.schemas` holds the definitions of the group version's kinds, list kinds and
+ * subresource kinds, and of everything they reference (`openapi/resource-definitions.ts`).
  */
 export function openApiV3Document(
   group: string,
@@ -73,19 +85,10 @@ export function openApiV3Document(
   resources: readonly ServedResource[],
 ): JsonObject {
   const paths: JsonObject = {};
-  const schemas: JsonObject = {};
   const prefix = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
   const gvName = operationGroupVersion(group, version);
   for (const r of resources) addResourcePaths(paths, prefix, gvName, r);
-  for (const r of resources) {
-    const schema = r.custom?.schema;
-    if (isJsonObject(schema)) {
-      schemas[schemaName(r.group, r.version, r.kind)] = {
-        ...schema,
-        "x-kubernetes-group-version-kind": [{ group: r.group, kind: r.kind, version: r.version }],
-      };
-    }
-  }
+  const schemas = Object.fromEntries(definitionsForResources(resources, "v3"));
   return {
     openapi: "3.0.0",
     info: { title: "Kubernetes", version: "unversioned" },
@@ -95,12 +98,17 @@ export function openApiV3Document(
 }
 
 /**
- * The content hash of an OpenAPI document, for the index's `?hash=` and the `ETag`: the first
- * 32 hex digits (uppercase) of the SHA-256 of its JSON text. Documents built by
- * `openApiV3Document` from the same resources always hash the same.
+ * The content hash of an OpenAPI document, for the index's `?hash=` and the `ETag`: the
+ * uppercase hex SHA-512 of its JSON text, as kube-openapi's handlers compute it. Documents
+ * built by `openApiV3Document` from the same resources always hash the same.
  */
 export function openApiDocumentHash(doc: unknown): string {
-  return createHash("sha256").update(JSON.stringify(doc)).digest("hex").slice(0, 32).toUpperCase();
+  return openApiBodyHash(JSON.stringify(doc));
+}
+
+/** `openApiDocumentHash` of an already serialized document (JSON text or protobuf bytes). */
+export function openApiBodyHash(body: string | Uint8Array): string {
+  return createHash("sha512").update(body).digest("hex").toUpperCase();
 }
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -520,10 +528,4 @@ function camel(name: string): string {
 
 function capitalize(word: string): string {
   return word === "" ? word : word.charAt(0).toUpperCase() + word.slice(1);
-}
-
-/** `com.example.v1.Widget` for `example.com/v1 Widget`: kube's naming of definitions (reversed group). */
-function schemaName(group: string, version: string, kind: string): string {
-  const reversed = group.split(".").reverse().join(".");
-  return `${reversed}.${version}.${kind}`;
 }

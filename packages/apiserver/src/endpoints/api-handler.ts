@@ -23,7 +23,8 @@ import {
   negotiateDiscovery,
 } from "../discovery/discovery.js";
 import type { ServerFaults } from "../server/faults.js";
-import { openApiDocumentHash, openApiV3Document, openApiV3Index } from "../discovery/openapi.js";
+import { OpenApiDocuments } from "../discovery/openapi/openapi-documents.js";
+import { serveOpenApi } from "../discovery/openapi/openapi-endpoints.js";
 import { NAMESPACE_STORAGE_ID } from "../kinds/namespace.js";
 import type { ServedGroup } from "../registry/served-resource.js";
 import { endpointsFor } from "./resource-endpoints.js";
@@ -33,7 +34,13 @@ import { ResourceOperations } from "../store/resource-operations.js";
 import { toScale } from "./scale-subresource.js";
 import { isWatchParam, parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { parseRequestTarget } from "./request-target.js";
-import { sendBadRequestTarget, sendJson, sendNotFoundPage, sendStatusError } from "./responses.js";
+import {
+  sendBadRequestTarget,
+  sendJson,
+  sendNotFoundPage,
+  sendStatusError,
+  setWarnings,
+} from "./responses.js";
 import type { ServerContext } from "../server/server-context.js";
 import type { VerbRequest } from "./verb-request.js";
 import type { WatchRegistry } from "../watch/watch-registry.js";
@@ -76,6 +83,7 @@ export class ApiHandler {
   readonly #faults: ServerFaults;
   readonly #auth: AuthenticationConfig | undefined;
   readonly #serverAddress: () => string;
+  readonly #openApi: OpenApiDocuments;
 
   constructor(
     ctx: ServerContext,
@@ -89,6 +97,7 @@ export class ApiHandler {
     this.#faults = faults;
     this.#auth = auth;
     this.#serverAddress = serverAddress;
+    this.#openApi = new OpenApiDocuments(ctx.registry, () => ctx.behaviour.version.gitVersion);
   }
 
   /** Handles a request; never throws. */
@@ -150,7 +159,7 @@ export class ApiHandler {
       return;
     }
     if (info.kind === "nonResource") {
-      this.#nonResource(req, res, path);
+      this.#nonResource(req, res, path, query);
       return;
     }
     const failure = this.#faults.takeFailure(info);
@@ -180,7 +189,12 @@ export class ApiHandler {
     sendStatusError(res, err);
   }
 
-  #nonResource(req: IncomingMessage, res: ServerResponse, path: string): void {
+  #nonResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): void {
     const groups = this.#ctx.registry.servedGroups();
     if (path === "/version") return this.#version(res);
     if (path === "/") return this.#rootPaths(res, groups);
@@ -199,12 +213,7 @@ export class ApiHandler {
       this.#groupVersionDiscovery(res, group, version);
       return;
     }
-    if (path === "/openapi/v3") {
-      sendJson(res, 200, openApiV3Index(groups));
-      return;
-    }
-    const openapi = /^\/openapi\/v3\/(api\/v1|apis\/([^/]+)\/([^/]+))$/.exec(path);
-    if (openapi) return this.#openApiV3(req, res, openapi[2] ?? "", openapi[3] ?? "v1", groups);
+    if (serveOpenApi(req, res, path, query, this.#openApi)) return;
     sendNotFoundPage(res);
   }
 
@@ -238,6 +247,7 @@ export class ApiHandler {
         ]),
       "/healthz",
       "/livez",
+      "/openapi/v2",
       "/openapi/v3",
       "/readyz",
       "/version",
@@ -282,39 +292,6 @@ export class ApiHandler {
     res.end(body);
   }
 
-  /** `/openapi/v3/<group-version>`: the OpenAPI v3 document, immutable under its hash. */
-  #openApiV3(
-    req: IncomingMessage,
-    res: ServerResponse,
-    group: string,
-    version: string,
-    groups: readonly ServedGroup[],
-  ): void {
-    const resources = groups
-      .find((g) => g.name === group)
-      ?.versions.find((v) => v.version === version)?.resources;
-    if (!resources) {
-      sendNotFoundPage(res);
-      return;
-    }
-    const doc = openApiV3Document(group, version, resources);
-    const etag = `"${openApiDocumentHash(doc)}"`;
-    if (req.headers["if-none-match"] === etag) {
-      res.writeHead(304, { ETag: etag });
-      res.end();
-      return;
-    }
-    const body = JSON.stringify(doc);
-    res.writeHead(200, {
-      "Content-Type": "application/json",
-      "Content-Length": Buffer.byteLength(body),
-      ETag: etag,
-      "Cache-Control": "public, immutable",
-      Expires: new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString(),
-    });
-    res.end(body);
-  }
-
   #groupVersionDiscovery(res: ServerResponse, group: string, version: string): void {
     const resources = this.#ctx.registry
       .servedGroups()
@@ -343,6 +320,9 @@ export class ApiHandler {
       else sendNotFoundPage(res);
       return;
     }
+    // A deprecated CRD version warns on every request (`customresource_handler.go` ServeHTTP).
+    const deprecation = entry.info.custom?.warnings ?? [];
+    if (deprecation.length > 0) setWarnings(res, deprecation);
     const namespace = entry.info.namespaced ? info.namespace : "";
     const sub = info.subresource;
     if (sub !== "" && !entry.info.subresources.some((s) => s.name === sub)) {

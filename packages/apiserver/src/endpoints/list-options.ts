@@ -182,13 +182,19 @@ export function selectableFieldsOf(entry: ResourceEntry, obj: JsonObject): Recor
   return fields;
 }
 
-/** Rejects field selectors on fields the resource does not support (400, kube's messages). */
+/**
+ * Rejects field selectors on fields the resource does not support (400, kube's messages).
+ * Custom resources support metadata.name, metadata.namespace when namespaced, and their
+ * version's selectableFields (apiextensions-apiserver's crConverter.ConvertFieldLabel).
+ */
 export function checkFieldSelector(entry: ResourceEntry, selector: FieldSelector): void {
   const extra = Object.keys(entry.policy.selectableFields);
+  const custom = entry.info.custom !== undefined;
   for (const req of selector.requirements) {
-    if (req.field === "metadata.name" || req.field === "metadata.namespace") continue;
+    if (req.field === "metadata.name") continue;
+    if (req.field === "metadata.namespace" && (!custom || entry.info.namespaced)) continue;
     if (extra.includes(req.field)) continue;
-    if (extra.length > 0) throw newBadRequest(`field label not supported: ${req.field}`);
+    if (extra.length > 0 || custom) throw newBadRequest(`field label not supported: ${req.field}`);
     throw newBadRequest(
       `"${req.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
     );

@@ -13,7 +13,7 @@ import {
   parseListOptions,
   type ListOptions,
 } from "./list-options.js";
-import { storageConversionOf } from "../storage/event-conversion.js";
+import { readConversionOf } from "../store/custom-resource-versions.js";
 import { negotiateOutput } from "../encoding/output-format.js";
 import type { ResourceEntry } from "../registry/registry.js";
 import { ResourceOperations } from "../store/resource-operations.js";
@@ -94,7 +94,7 @@ export function listObjects(
     throw err;
   }
   const filter = objectFilter(entry, namespace, opts);
-  const conversion = storageConversionOf(ctx.registry, entry);
+  const fromStorage = readConversionOf(ctx.registry, entry);
   const unfiltered = opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty();
   const items: JsonObject[] = [];
   let lastKey: string | undefined;
@@ -105,7 +105,7 @@ export function listObjects(
       more = true;
       break;
     }
-    items.push(conversion ? conversion.fromStorage(obj) : obj);
+    items.push(fromStorage ? fromStorage(obj) : obj);
     lastKey = key;
   }
   const listMeta: ListMeta = {

@@ -75,12 +75,18 @@ export function sendText(res: ServerResponse, code: number, text: string): void 
   res.end(text);
 }
 
+/** The warnings already recorded for a response (a CRD version's deprecation warning). */
+const recordedWarnings = new WeakMap<ServerResponse, readonly string[]>();
+
 /**
  * Sets the `Warning` headers of a request's warnings the way kube-apiserver's recorder does
  * (deduplicated, truncated past 4096 runes, unsendable texts dropped; see
- * {@link warningHeaderValues}). Never throws, whatever the texts contain.
+ * {@link warningHeaderValues}), after the ones recorded earlier for the same response.
+ * Never throws, whatever the texts contain.
  */
 export function setWarnings(res: ServerResponse, texts: readonly string[]): void {
-  const values = warningHeaderValues(texts);
+  const all = [...(recordedWarnings.get(res) ?? []), ...texts];
+  recordedWarnings.set(res, all);
+  const values = warningHeaderValues(all);
   if (values.length > 0) res.setHeader("Warning", values);
 }

@@ -5,10 +5,16 @@ import {
   type SubresourceInfo,
   type JsonObject,
 } from "kubekit";
+import { CustomResourceSchema } from "../apiextensions/custom-resource-schema.js";
 import { EVENT_STORAGE_ID } from "../kinds/event.js";
 import { strategyFor } from "../kinds/strategies.js";
 import { GENERIC_POLICY, type ResourcePolicy } from "./resource-policy.js";
-import type { PrinterColumn, ServedGroup, ServedResource } from "./served-resource.js";
+import type {
+  CustomResourceVersions,
+  PrinterColumn,
+  ServedGroup,
+  ServedResource,
+} from "./served-resource.js";
 
 /**
  * Custom resources (`staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go`):
@@ -22,8 +28,58 @@ const CUSTOM_RESOURCE_POLICY: ResourcePolicy = {
 
 /** The policy of a served resource: its kind's strategy over the generic defaults. */
 export function policyFor(resource: ServedResource): ResourcePolicy {
-  if (resource.custom) return CUSTOM_RESOURCE_POLICY;
+  const custom = resource.custom;
+  if (custom) {
+    if (custom.compiled.selectableFields.length === 0) return CUSTOM_RESOURCE_POLICY;
+    // `selectableFields` (apiextensions-apiserver's crConverter.ConvertFieldLabel).
+    const selectable: Record<string, (obj: JsonObject) => string> = {};
+    for (const f of custom.compiled.selectableFields) {
+      selectable[f.name] = (obj) => custom.compiled.selectableValues(obj)[f.name] ?? "";
+    }
+    return { ...CUSTOM_RESOURCE_POLICY, selectableFields: selectable };
+  }
   return { ...GENERIC_POLICY, ...strategyFor(resource).policy };
+}
+
+/**
+ * kube's default deprecation warning of a CRD version (`defaultDeprecationWarning` in
+ * `pkg/apiserver/customresource_handler.go`): `<group>/<version> <Kind> is deprecated`, then
+ * `; use <group>/<v> <Kind>` naming the most preferred served, non-deprecated version that
+ * is preferred over the deprecated one.
+ */
+function deprecationWarning(spec: JsonObject, version: JsonObject): string | undefined {
+  if (version["deprecated"] !== true) return undefined;
+  if (typeof version["deprecationWarning"] === "string") return version["deprecationWarning"];
+  const group = String(spec["group"]);
+  const kind = String((spec["names"] as JsonObject)["kind"]);
+  const name = String(version["name"]);
+  const newer = ((spec["versions"] as JsonObject[] | undefined) ?? [])
+    .filter((v) => v["served"] === true && v["deprecated"] !== true)
+    .map((v) => String(v["name"]))
+    .filter((v) => sortVersions([v, name])[0] === v && v !== name);
+  const message = `${group}/${name} ${kind} is deprecated`;
+  const [best] = sortVersions(newer);
+  return best === undefined ? message : `${message}; use ${group}/${best} ${kind}`;
+}
+
+/** The compiled schemas of a CRD's versions, reused while its spec stays the same. */
+interface CompiledCrd {
+  readonly specText: string;
+  readonly versions: CustomResourceVersions;
+}
+
+function compileCrd(spec: JsonObject): CompiledCrd {
+  const schemas = new Map<string, CustomResourceSchema>();
+  let storageVersion = "";
+  for (const v of (spec["versions"] as JsonObject[] | undefined) ?? []) {
+    const compiled = CustomResourceSchema.compile(v);
+    schemas.set(compiled.version, compiled);
+    if (v["storage"] === true) storageVersion = compiled.version;
+  }
+  return {
+    specText: JSON.stringify(spec),
+    versions: { storageVersion, schemaOf: (version) => schemas.get(version) },
+  };
 }
 
 /**
@@ -56,6 +112,7 @@ export interface ResourceEntry {
 export class ResourceRegistry {
   readonly #byPath = new Map<string, ResourceEntry>();
   readonly #crdEntries = new Map<string, ResourceEntry[]>();
+  readonly #compiledCrds = new Map<string, CompiledCrd>();
   #generation = 0;
   #groupsCache: { generation: number; groups: ServedGroup[] } | undefined;
 
@@ -115,9 +172,15 @@ export class ResourceRegistry {
     return groups;
   }
 
-  /** Every entry for a storage id (one per served version). */
+  /**
+   * Every entry for a storage id (one per served version); a custom resource's storage
+   * version first when it is served (the form its objects are stored in).
+   */
   entriesFor(storageId: string): ResourceEntry[] {
-    return [...this.#byPath.values()].filter((e) => e.storageId === storageId);
+    const entries = [...this.#byPath.values()].filter((e) => e.storageId === storageId);
+    const isStorage = (e: ResourceEntry): boolean =>
+      e.info.custom?.versions.storageVersion === e.info.version;
+    return [...entries.filter(isStorage), ...entries.filter((e) => !isStorage(e))];
   }
 
   /**
@@ -125,8 +188,12 @@ export class ResourceRegistry {
    */
   installCrd(crd: JsonObject, terminating: boolean): string {
     const name = String((crd["metadata"] as JsonObject)["name"]);
-    this.removeCrd(name);
     const spec = crd["spec"] as JsonObject;
+    // Schemas (and their CEL programs) are compiled once per spec, not per status write.
+    const previous = this.#compiledCrds.get(name);
+    const compiled = previous?.specText === JSON.stringify(spec) ? previous : compileCrd(spec);
+    this.removeCrd(name);
+    this.#compiledCrds.set(name, compiled);
     const names = spec["names"] as JsonObject;
     const group = String(spec["group"]);
     const kind = String(names["kind"]);
@@ -135,6 +202,9 @@ export class ResourceRegistry {
     for (const v of (spec["versions"] as JsonObject[]) ?? []) {
       if (v["served"] === false) continue;
       const version = String(v["name"]);
+      const schema = compiled.versions.schemaOf(version);
+      if (!schema) continue;
+      const warning = deprecationWarning(spec, v);
       const sub = (v["subresources"] as JsonObject | undefined) ?? {};
       const scale = sub["scale"] as JsonObject | undefined;
       const subresources: SubresourceInfo[] = [];
@@ -185,7 +255,10 @@ export class ResourceRegistry {
               }
             : {}),
           hasStatus: Boolean(sub["status"]),
-          schema: (v["schema"] as JsonObject | undefined)?.["openAPIV3Schema"],
+          ...(schema.schema ? { schema: schema.schema } : {}),
+          compiled: schema,
+          versions: compiled.versions,
+          warnings: warning === undefined ? [] : [warning],
           terminating,
         },
       };
@@ -203,6 +276,7 @@ export class ResourceRegistry {
     for (const e of entries)
       this.#byPath.delete(`${e.info.group}/${e.info.version}/${e.info.plural}`);
     this.#crdEntries.delete(name);
+    this.#compiledCrds.delete(name);
     this.#generation++;
   }
 

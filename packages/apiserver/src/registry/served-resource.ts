@@ -1,4 +1,6 @@
 import type { ResourceInfo } from "kubekit";
+import type { CustomResourceSchema } from "../apiextensions/custom-resource-schema.js";
+import type { JSONSchemaProps } from "../apiextensions/schema-props.js";
 
 /** A CRD's additional printer column (`spec.versions[].additionalPrinterColumns[]`). */
 export interface PrinterColumn {
@@ -23,10 +25,28 @@ export interface CustomResourceInfo {
   };
   /** Whether the version enables `subresources.status`. */
   readonly hasStatus: boolean;
-  /** The version's `schema.openAPIV3Schema`, when given. */
-  readonly schema?: unknown;
+  /** The version's `schema.openAPIV3Schema`, when given (as the CRD carries it). */
+  readonly schema?: JSONSchemaProps;
+  /** The version's schema compiled for the write path, reads and server-side apply. */
+  readonly compiled: CustomResourceSchema;
+  /** Every version of the CRD (served or not) and the storage version, shared by its entries. */
+  readonly versions: CustomResourceVersions;
+  /** `Warning` texts of every request to this version (its deprecation warning). */
+  readonly warnings: readonly string[];
   /** Whether the CRD is being deleted (verbs shrink, creates are forbidden). */
   readonly terminating: boolean;
+}
+
+/**
+ * The versions of one CRD as its custom resources are stored: objects are written at the
+ * storage version and read back at any version (conversion strategy None rewrites
+ * `apiVersion` only), pruned and defaulted with the schema of the version they were stored at.
+ */
+export interface CustomResourceVersions {
+  /** The version marked `storage: true`. */
+  readonly storageVersion: string;
+  /** The compiled schema of a version of the CRD (served or not); undefined for an unknown one. */
+  schemaOf(version: string): CustomResourceSchema | undefined;
 }
 
 /** A resource the embedded server serves: a built-in from the resource table, or a custom resource. */

@@ -27,6 +27,8 @@ import {
 import { enforceKnownFields, type FieldValidationMode } from "../schema/field-validation.js";
 import type { ServerContext } from "../server/server-context.js";
 import { storageConversionOf, type StorageConversion } from "../storage/event-conversion.js";
+import { checkAppliedFields, decodeCustomResource } from "./custom-resource-decoding.js";
+import { customResourceFromStorage, customResourceToStorage } from "./custom-resource-versions.js";
 import {
   beforeCreate,
   beforeUpdate,
@@ -187,12 +189,7 @@ export class ResourceOperations {
     const generateName = stringField(inMeta, "generateName");
     const givenName = stringField(inMeta, "name");
     this.#admitNamespace(entry, namespace, givenName || generateName || "Unknown");
-    const known = enforceKnownFields(
-      withTypeMeta(entry, body),
-      messageNameOf(entry),
-      opts.fieldValidation,
-      opts.warnings,
-    );
+    const known = decodeBody(entry, body, opts);
     const obj = systemMetaForCreate(entry, namespace, known, this.#now());
     checkTypes(entry, obj);
     return this.#storeNew(entry, namespace, obj, givenName, generateName, opts);
@@ -236,7 +233,7 @@ export class ResourceOperations {
         metadata: { ...metadataOf(candidate), managedFields: managed as unknown as JsonValue },
       };
       if (opts.dryRun) return { ...final, metadata: { ...metadataOf(final), resourceVersion: "" } };
-      return this.#ctx.storage.commit(entry.storageId, key, final).object;
+      return this.#commit(entry, key, final);
     }
   }
 
@@ -247,7 +244,27 @@ export class ResourceOperations {
       const stored = this.find(conversion.storage, namespace, name);
       return stored && conversion.fromStorage(stored);
     }
-    return this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    return this.#read(entry, namespace, name);
+  }
+
+  /** The stored object of an entry served from its own storage, in the entry's form. */
+  #read(entry: ResourceEntry, namespace: string, name: string): JsonObject | undefined {
+    const stored = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    const custom = entry.info.custom;
+    return stored && custom ? customResourceFromStorage(entry, custom, stored) : stored;
+  }
+
+  /**
+   * Commits `obj` (null: removes the object) and returns the stored object in the entry's
+   * form; custom resources are stored at their CRD's storage version.
+   */
+  #commit(entry: ResourceEntry, key: string, obj: JsonObject | null): JsonObject {
+    const custom = entry.info.custom;
+    const stored = custom && obj ? customResourceToStorage(entry, custom, obj) : obj;
+    const committed = this.#ctx.storage.commit(entry.storageId, key, stored).object;
+    // At the storage version the object is as the write path just pruned and defaulted it.
+    if (!custom || custom.versions.storageVersion === entry.info.version) return committed;
+    return customResourceFromStorage(entry, custom, committed);
   }
 
   /** The stored object (in the entry's form), or a 404 NotFound. */
@@ -280,7 +297,7 @@ export class ResourceOperations {
         `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
       );
     }
-    const existing = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    const existing = this.#read(entry, namespace, name);
     if (!existing) {
       if (entry.policy.allowCreateOnUpdate && opts.subresource === "" && !opts.isPatch) {
         if (stringField(inMeta, "resourceVersion") !== "")
@@ -296,12 +313,7 @@ export class ResourceOperations {
       throw newNotFound(groupResource(entry), name);
     }
     checkUpdatePreconditions(entry, name, inMeta, existing, opts.isPatch);
-    const known = enforceKnownFields(
-      withTypeMeta(entry, body),
-      messageNameOf(entry),
-      opts.fieldValidation,
-      opts.warnings,
-    );
+    const known = decodeBody(entry, body, opts);
     const system = systemMetaForUpdate(entry, namespace, name, known, existing, opts.subresource);
     checkTypes(entry, system.next);
     const next = beforeUpdate(entry, system.next, existing, opts.subresource, system.errors);
@@ -375,12 +387,12 @@ export class ResourceOperations {
     const gracefulPending = typeof pendingGrace === "number" && pendingGrace > 0;
     if (finalMeta["deletionTimestamp"] && finalizers.length === 0 && !gracefulPending) {
       if (opts.dryRun) return { object: final, created: false };
-      const event = this.#ctx.storage.commit(entry.storageId, key, null);
-      const resourceVersion = metadataOf(event.object)?.["resourceVersion"] as JsonValue;
+      const removed = this.#commit(entry, key, null);
+      const resourceVersion = metadataOf(removed)?.["resourceVersion"] as JsonValue;
       return { object: { ...final, metadata: { ...finalMeta, resourceVersion } }, created: false };
     }
     if (opts.dryRun) return { object: final, created: false };
-    return { object: this.#ctx.storage.commit(entry.storageId, key, final).object, created: false };
+    return { object: this.#commit(entry, key, final), created: false };
   }
 
   /**
@@ -402,6 +414,7 @@ export class ResourceOperations {
         `the name of the object (${appliedName}) does not match the name on the URL (${name})`,
       );
     }
+    if (entry.info.custom) checkAppliedFields(entry, entry.info.custom, applied);
     const live = this.find(entry, namespace, name);
     const result = applyWithManagedFields(
       entry,
@@ -463,10 +476,7 @@ export class ResourceOperations {
     const terminating = decision?.terminate;
     if (terminating) {
       if (terminating === existing || opts.dryRun) return { object: terminating, removed: false };
-      return {
-        object: this.#ctx.storage.commit(entry.storageId, key, terminating).object,
-        removed: false,
-      };
+      return { object: this.#commit(entry, key, terminating), removed: false };
     }
     const finalizers = new Set([
       ...((meta["finalizers"] as string[] | undefined) ?? []),
@@ -487,10 +497,7 @@ export class ResourceOperations {
           metadata: { ...meta, deletionTimestamp: this.#now(), deletionGracePeriodSeconds: 0 },
         };
         if (opts.dryRun) return { object: lowered, removed: false };
-        return {
-          object: this.#ctx.storage.commit(entry.storageId, key, lowered).object,
-          removed: false,
-        };
+        return { object: this.#commit(entry, key, lowered), removed: false };
       }
       const generation =
         typeof meta["generation"] === "number" && meta["generation"] > 0
@@ -508,13 +515,10 @@ export class ResourceOperations {
         },
       };
       if (opts.dryRun) return { object: marked, removed: false };
-      return {
-        object: this.#ctx.storage.commit(entry.storageId, key, marked).object,
-        removed: false,
-      };
+      return { object: this.#commit(entry, key, marked), removed: false };
     }
     if (opts.dryRun) return { object: existing, removed: true };
-    return { object: this.#ctx.storage.commit(entry.storageId, key, null).object, removed: true };
+    return { object: this.#commit(entry, key, null), removed: true };
   }
 
   /** Removes one finalizer from an object (controllers), completing its deletion when none remain. */
@@ -525,7 +529,7 @@ export class ResourceOperations {
     finalizer: string,
     manager: string,
   ): void {
-    const obj = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    const obj = this.find(entry, namespace, name);
     if (!obj) return;
     const meta = metadataOf(obj) ?? {};
     const finalizers = ((meta["finalizers"] as string[] | undefined) ?? []).filter(
@@ -619,6 +623,19 @@ function addPropagationFinalizer(
   if (!policy && finalizers.has("foregroundDeletion")) policy = "Foreground";
   if (policy === "Orphan") finalizers.add("orphan");
   if (policy === "Foreground") finalizers.add("foregroundDeletion");
+}
+
+/**
+ * A write's body with its type meta, as the request decoding leaves it: built-in kinds
+ * without the fields their type does not define, custom resources pruned and defaulted by
+ * their version's schema (both reporting unknown fields, and the keys the request's JSON
+ * repeats, as `fieldValidation` asks).
+ */
+function decodeBody(entry: ResourceEntry, body: JsonObject, opts: WriteOptions): JsonObject {
+  const typed = withTypeMeta(entry, body);
+  const custom = entry.info.custom;
+  if (custom) return decodeCustomResource(entry, custom, typed, body, opts);
+  return enforceKnownFields(typed, messageNameOf(entry), opts.fieldValidation, opts.warnings, body);
 }
 
 function generateNameFrom(prefix: string): string {

@@ -147,7 +147,8 @@ export function beforeCreate(entry: ResourceEntry, candidate: JsonObject): JsonO
   if (strategy.prepareForCreate) obj = strategy.prepareForCreate(obj);
   if (strategy.applyDefaults) obj = strategy.applyDefaults(obj);
   obj = normalizeTypedObject(obj, messageNameOf(entry));
-  validateForStorage(entry, obj, strategy.validateCreate?.(obj) ?? []);
+  const custom = entry.info.custom?.compiled.validate(obj, undefined) ?? [];
+  validateForStorage(entry, obj, [...(strategy.validateCreate?.(obj) ?? []), ...custom]);
   return obj;
 }
 
@@ -210,6 +211,23 @@ function finalizersAddedWhileDeleting(oldMeta: JsonObject, meta: JsonObject): Fi
   ];
 }
 
+/**
+ * A custom resource update's errors against its version's schema: the status part on a
+ * `/status` write, the whole object otherwise (kube's status and main strategies).
+ */
+function customResourceErrors(
+  entry: ResourceEntry,
+  obj: JsonObject,
+  existing: JsonObject,
+  subresource: string,
+): FieldError[] {
+  const compiled = entry.info.custom?.compiled;
+  if (!compiled) return [];
+  return subresource === "status"
+    ? compiled.validateStatus(obj, existing)
+    : compiled.validate(obj, existing);
+}
+
 /** Everything outside metadata and status: what a generation bump watches. */
 function specLike(obj: JsonObject): JsonObject {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
@@ -242,6 +260,10 @@ export function beforeUpdate(
     const generation = Number(metadataOf(existing)?.["generation"] ?? 0) + 1;
     obj = { ...obj, metadata: { ...metadataOf(obj), generation } };
   }
-  validateForStorage(entry, obj, [...extra, ...(rules?.validateUpdate?.(obj, existing) ?? [])]);
+  validateForStorage(entry, obj, [
+    ...extra,
+    ...(rules?.validateUpdate?.(obj, existing) ?? []),
+    ...customResourceErrors(entry, obj, existing, subresource),
+  ]);
   return obj;
 }

@@ -6,7 +6,7 @@ import {
   type Status,
   newInternalError,
 } from "kubekit";
-import { storageConversionOf, type StorageConversion } from "../storage/event-conversion.js";
+import { readConversionOf } from "../store/custom-resource-versions.js";
 import { objectJson } from "../encoding/object-encoding.js";
 import type { OutputFormat } from "../encoding/output-format.js";
 import type { ResourceEntry } from "../registry/registry.js";
@@ -27,8 +27,11 @@ export class WatchStream {
   #stalled = false;
   #unsubscribe: (() => void) | undefined;
   readonly #timers: TimerHandle[] = [];
-  /** Set when the resource is served from another's storage (events.k8s.io/v1 events). */
-  readonly #conversion: StorageConversion | undefined;
+  /**
+   * Set when objects are served in another form than stored (events.k8s.io/v1 events from
+   * core storage, custom resources at another version than the storage version).
+   */
+  readonly #fromStorage: ((stored: JsonObject) => JsonObject) | undefined;
 
   readonly #ctx: ServerContext;
   readonly #entry: ResourceEntry;
@@ -54,7 +57,7 @@ export class WatchStream {
     this.#filter = filter;
     this.#allowBookmarks = allowBookmarks;
     this.#registry = registry;
-    this.#conversion = storageConversionOf(ctx.registry, entry);
+    this.#fromStorage = readConversionOf(ctx.registry, entry);
     res.on("close", () => this.#finish());
     res.on("drain", () => registry.reportDrained(this));
   }
@@ -168,7 +171,7 @@ export class WatchStream {
   #write(type: string, obj: JsonObject): void {
     let objectText: string;
     try {
-      objectText = this.#encode(this.#conversion ? this.#conversion.fromStorage(obj) : obj);
+      objectText = this.#encode(this.#fromStorage ? this.#fromStorage(obj) : obj);
     } catch (err) {
       // Runs inside a storage commit: an object this watch cannot encode ends this watch,
       // never the write that is being committed.

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
  * The `kubekit` command: `kubekit serve` runs the embedded API server, `kubekit demo` runs a
- * ReplicaSet-style controller through faults (what `npm start` runs); `--help` and `--version`
- * say what this is.
+ * ReplicaSet-style controller through faults (what `npm start` runs), `kubekit generate crd`
+ * writes TypeScript for custom resources; `--help` and `--version` say what this is.
  */
 import { createRequire } from "node:module";
 import { errorMessage } from "kubekit/apimachinery";
 import { demoCommand } from "./demo.js";
+import { generateCommand } from "./generate.js";
 import { serveCommand } from "./serve.js";
 
 const USAGE = `usage: kubekit <command> [options]
@@ -16,6 +17,8 @@ commands:
                    until interrupted (kubekit serve --help)
   demo             run a ReplicaSet-style controller (informers and a workqueue) against the
                    embedded server through faults, narrated step by step (kubekit demo --help)
+  generate crd     generate TypeScript types and typed clients from CustomResourceDefinitions
+                   (kubekit generate crd FILE|DIR... --out DIR; kubekit generate --help)
 
 options:
   -h, --help       print this help
@@ -36,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
       return serveCommand(rest);
     case "demo":
       return demoCommand(rest);
+    case "generate":
+      return generateCommand(rest);
     case "help":
     case "--help":
     case "-h":

@@ -3,28 +3,33 @@
  * calling a reconciler (controller-runtime's `pkg/internal/controller/controller.go`, the
  * loop of client-go's `examples/workqueue`).
  */
+import { randomUUID } from "node:crypto";
 import type { ObjectWithMetadata } from "../client/kube-object.js";
-import type { EventHandlerRegistration } from "../cache/resource-event-handler.js";
-import type { SharedIndexInformer } from "../cache/shared-index-informer.js";
+import type { CacheSyncSource } from "../cache/wait-for-cache-sync.js";
 import { waitForCacheSync } from "../cache/wait-for-cache-sync.js";
 import type { Clock } from "../core/clock.js";
 import { realClock } from "../core/clock.js";
 import { EventLoopSlice } from "../core/event-loop-slice.js";
 import type { Logger } from "../core/logger.js";
-import { consoleLogger } from "../core/logger.js";
-import { objectKey } from "../core/object-key.js";
-import type { RateLimiter } from "../workqueue/index.js";
-import { RateLimitingQueue } from "../workqueue/index.js";
+import { consoleLogger, withLogFields } from "../core/logger.js";
+import { splitObjectKey } from "../core/object-key.js";
+import type { QueueAddOptions, RateLimiter } from "../workqueue/index.js";
+import { PriorityQueue, RateLimitingQueue } from "../workqueue/index.js";
 import { ControllerLifecycleError } from "./controller-errors.js";
 import type {
   ControllerMetricsProvider,
   ReconcileMetrics,
   ReconcileOutcome,
 } from "./metrics/controller-metrics.js";
-import type { MapFunc, OwnerKind } from "./handler/enqueue-handler.js";
-import { controllerOwnerKeys, enqueueHandler } from "./handler/enqueue-handler.js";
+import type { EventHandler, ReconcileQueue } from "./handler/event-handler.js";
+import type { EnqueueForOwnerOptions, MapFunc } from "./handler/enqueue-handler.js";
+import { enqueueForObject, enqueueForOwner, enqueueFromMap } from "./handler/enqueue-handler.js";
 import type { Predicate } from "./handler/predicate.js";
-import type { ReconcileResult, Reconciler } from "./reconciler.js";
+import type { ReconcileContext, ReconcileResult, Reconciler } from "./reconciler.js";
+import { isReconcilePanic } from "./reconcile-panic.js";
+import type { WatchedInformer } from "./source/kind-source.js";
+import { kindSource } from "./source/kind-source.js";
+import type { Source, SourceContext } from "./source/source.js";
 import { isTerminalError } from "./terminal-error.js";
 import type { AwaitedInformer, ManagerDefaults } from "./manager/manager-injection.js";
 import { onManagerAdd } from "./manager/manager-injection.js";
@@ -75,24 +80,54 @@ export interface ControllerOptions {
    * else none.
    */
   readonly metrics?: ControllerMetricsProvider;
+  /**
+   * How long a reconcile may run (controller-runtime's `ReconciliationTimeout`; default: no
+   * limit). When it has passed, the signal the reconcile received aborts with a
+   * `TimeoutError` DOMException, `controller_runtime_reconcile_timeouts_total` counts it, and
+   * a reconcile that then rejects is retried with the rate limiter's backoff (its result is
+   * used if it completes anyway). On the controller's clock.
+   */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * Use the priority queue (controller-runtime's `UsePriorityQueue`, default false): keys
+   * are handed out highest priority first. The built-in handlers add the objects of an
+   * informer's initial list (the state found at start, e.g. after a restart) and updates
+   * that changed nothing (resyncs) at `LOW_PRIORITY`, so that changes made meanwhile are
+   * reconciled first; a requeue keeps the key's priority unless the result sets `priority`.
+   */
+  readonly priorityQueue?: boolean;
+  /**
+   * Whether a {@link Manager} with leader election runs the controller only while its
+   * replica leads (default true; controller-runtime's `NeedLeaderElection`). `false`: every
+   * replica runs it (e.g. a controller that only reads, or writes per-replica state).
+   */
+  readonly needLeaderElection?: boolean;
 }
 
 /** Options of {@link Controller.watch}. */
 export interface ControllerWatchOptions<T> {
   /** Maps an object to the keys to reconcile (default: the object's own key, `ns/name`). */
   readonly map?: MapFunc<T>;
+  /**
+   * Turns the notifications into keys (default: `enqueueFromMap(map)` with `map`, else
+   * `enqueueForObject()`); not together with `map`.
+   */
+  readonly handler?: EventHandler<T>;
   /** Filters of the notifications; all must let one through (default: none, all pass). */
   readonly predicates?: readonly Predicate<T>[];
 }
 
-/** Options of {@link Controller.watchOwned}: the owner kind, and filters. */
-export interface WatchOwnedOptions<T> extends OwnerKind {
+/**
+ * Options of {@link Controller.watchOwned}: the owner kind, which owner references count
+ * (`onlyController`, default true), and filters.
+ */
+export interface WatchOwnedOptions<T> extends EnqueueForOwnerOptions {
   /** Filters of the owned objects' notifications; all must let one through. */
   readonly predicates?: readonly Predicate<T>[];
 }
 
-/** What a controller needs of an informer: a `SharedIndexInformer` (e.g. from a factory). */
-export type WatchedInformer<T> = Pick<SharedIndexInformer<T>, "name" | "addEventHandler">;
+/** The queue of a controller: the plain rate-limiting one, or the priority queue. */
+type WorkQueue = RateLimitingQueue<string> | PriorityQueue<string>;
 
 /**
  * Runs a {@link Reconciler} for the keys of the objects it watches, with client-go's and
@@ -109,8 +144,17 @@ export type WatchedInformer<T> = Pick<SharedIndexInformer<T>, "name" | "addEvent
  *   rejected) → logged with the key and re-added with the rate limiter's delay (5 ms, 10 ms,
  *   20 ms, … per key with the default limiter); a `TerminalError` → logged and forgotten.
  *   Nothing a reconcile does stops a worker.
- * - **Start**: {@link run} waits until every watched informer has synced and delivered its
- *   initial objects, so the first reconcile sees a complete cache.
+ * - **Per reconcile**: a new `reconcileID` (a UUID) and a child logger with the fields
+ *   `controller`, `namespace`, `name` and `reconcileID`, given to the reconciler in its
+ *   {@link ReconcileContext} and used for the controller's own messages about the reconcile;
+ *   an optional `reconcileTimeoutMs` aborts the reconcile's signal.
+ * - **Panics**: a reconcile that throws a non-`Error` or an ECMAScript programming error
+ *   (`TypeError`, `ReferenceError`, ...; see `reconcile-panic.ts`), and any throw of a
+ *   predicate, handler or map function, are recovered, logged and counted in
+ *   `controller_runtime_reconcile_panics_total`; a reconcile's panic is retried as an error.
+ * - **Start**: {@link run} starts the sources given to {@link watchSource}, then waits until
+ *   every watched informer (and syncing source) has synced and delivered its initial
+ *   objects, so the first reconcile sees a complete cache.
  * - **Stop**: aborting `run`'s signal stops the workers from taking keys and aborts the
  *   signal each running reconcile received; `run` resolves once they have all settled and
  *   the queue is shut down (its pending delays are cancelled, so no timer is left behind).
@@ -191,20 +235,25 @@ export class Controller {
   readonly name: string;
   /** The number of workers {@link run} starts. */
   readonly workers: number;
+  /** Whether a manager runs it on the leader only (the `needLeaderElection` option). */
+  readonly needLeaderElection: boolean;
   readonly #reconcile: Reconciler;
   readonly #options: ControllerOptions;
   readonly #cacheSyncTimeoutMs: number;
+  readonly #reconcileTimeoutMs: number | undefined;
   /** Created on first use ({@link #workQueue}), with the metrics and clock known then. */
-  #queue: RateLimitingQueue<string> | undefined;
+  #queue: WorkQueue | undefined;
   #logger: Logger;
   #clock: Clock;
   #metricsProvider: ControllerMetricsProvider | undefined;
   #metrics: ReconcileMetrics | undefined;
   #awaitInformers: ManagerDefaults["awaitInformers"] | undefined;
-  readonly #sources: {
-    readonly informer: string;
-    readonly registration: EventHandlerRegistration;
-  }[] = [];
+  /** Every source: started ones and those {@link run} starts. */
+  readonly #sources: Source[] = [];
+  /** Sources given to {@link watchSource} before {@link run}: started by `run`. */
+  readonly #unstarted: Source[] = [];
+  /** Aborted when {@link run} ends: stops every started source. */
+  readonly #lifetime = new AbortController();
   #state: "new" | "running" | "stopped" = "new";
   /** Logs to the current {@link #logger}, which a manager may replace after a watch was added. */
   readonly #log: Logger = {
@@ -213,11 +262,15 @@ export class Controller {
     warn: (message, fields) => this.#logger.warn(message, fields),
     error: (message, fields) => this.#logger.error(message, fields),
   };
+  /** The queue as sources and handlers see it. */
+  readonly #sourceQueue: ReconcileQueue = {
+    add: (key, options) => this.#add(key, options),
+  };
 
   /**
    * @throws {TypeError} when `name` is empty or `reconcile` is not a function.
-   * @throws {RangeError} when `workers` is not an integer >= 1, or `cacheSyncTimeoutMs` not
-   *   a positive number.
+   * @throws {RangeError} when `workers` is not an integer >= 1, or `cacheSyncTimeoutMs` or
+   *   `reconcileTimeoutMs` not a positive number.
    */
   constructor(options: ControllerOptions) {
     if (typeof options.name !== "string" || options.name === "") {
@@ -238,11 +291,19 @@ export class Controller {
         `controller ${options.name}: cacheSyncTimeoutMs must be > 0, got ${cacheSyncTimeoutMs}`,
       );
     }
+    const reconcileTimeoutMs = options.reconcileTimeoutMs;
+    if (reconcileTimeoutMs !== undefined && !(reconcileTimeoutMs > 0)) {
+      throw new RangeError(
+        `controller ${options.name}: reconcileTimeoutMs must be > 0, got ${reconcileTimeoutMs}`,
+      );
+    }
     this.name = options.name;
     this.workers = workers;
+    this.needLeaderElection = options.needLeaderElection ?? true;
     this.#reconcile = options.reconcile;
     this.#options = options;
     this.#cacheSyncTimeoutMs = cacheSyncTimeoutMs;
+    this.#reconcileTimeoutMs = reconcileTimeoutMs;
     this.#logger = options.logger ?? consoleLogger;
     this.#clock = options.clock ?? realClock;
     if (options.metrics !== undefined) this.#useMetrics(options.metrics);
@@ -252,9 +313,11 @@ export class Controller {
   /**
    * Reconciles the keys of `informer`'s objects: by default each object's own key (a
    * deletion inferred from a relist enqueues its tombstone's key), or the keys `map` gives
-   * (`watch(informer, map)` or `watch(informer, { map, predicates })`). Predicates filter the
-   * notifications first.
+   * (`watch(informer, map)` or `watch(informer, { map, predicates })`), or those of any
+   * `handler`. Predicates filter the notifications first. The handler is registered on the
+   * informer at once (`kindSource`), and removed when {@link run} ends.
    *
+   * @throws {TypeError} when both `map` and `handler` are given.
    * @throws {ControllerLifecycleError} (`Stopped`) once {@link run} has finished.
    * @throws {InformerLifecycleError} (`Stopped`) when the informer has stopped.
    */
@@ -264,21 +327,22 @@ export class Controller {
   ): void {
     const options: ControllerWatchOptions<T> =
       typeof mapOrOptions === "function" ? { map: mapOrOptions } : mapOrOptions;
-    const map = options.map;
-    this.#addSource(informer, {
-      map: map ?? ((obj: T) => [objectKey(obj)]),
-      mapsToOwnKey: map === undefined,
-      predicates: options.predicates ?? [],
-    });
+    const { map, handler } = options;
+    if (map !== undefined && handler !== undefined) {
+      throw new TypeError(`controller ${this.name}: watch takes a map or a handler, not both`);
+    }
+    const chosen = handler ?? (map !== undefined ? enqueueFromMap(map) : enqueueForObject<T>());
+    this.#startNow(kindSource(informer, chosen, { predicates: options.predicates ?? [] }));
   }
 
   /**
-   * Reconciles the owners of `informer`'s objects: the key of each object's controller owner
-   * reference (`controller: true`) whose group and kind are `owner.group` and `owner.kind`
-   * (controller-runtime's `Owns`). An update enqueues the owners of both the old and the new
-   * object, so an owner that lost the object hears of it too. Objects without such an owner
-   * are ignored, as are tombstones without a last known state. The owner is looked up in
-   * the object's namespace, unless `owner.clusterScoped`.
+   * Reconciles the owners of `informer`'s objects (controller-runtime's `Owns`, with
+   * `enqueueForOwner`): the key of each object's controller owner reference
+   * (`controller: true`) whose group and kind are `owner.group` and `owner.kind`, or of every
+   * owner reference of that kind with `onlyController: false`. An update enqueues the owners
+   * of both the old and the new object, so an owner that lost the object hears of it too.
+   * Objects without such an owner are ignored, as are tombstones without a last known state.
+   * The owner is looked up in the object's namespace, unless `owner.clusterScoped`.
    *
    * @throws {TypeError} when `owner.kind` is not a non-empty string or `owner.group` not a
    *   string (`""` is the core group): controller-runtime's `EnqueueRequestForOwner` refuses
@@ -290,23 +354,45 @@ export class Controller {
     informer: WatchedInformer<T>,
     owner: WatchOwnedOptions<T>,
   ): void {
-    // The types say so already; a call from JavaScript or through a cast may not.
-    const { group, kind: ownerKind } = owner as Partial<OwnerKind>;
-    if (typeof ownerKind !== "string" || ownerKind === "" || typeof group !== "string") {
+    let handler: EventHandler<T>;
+    try {
+      handler = enqueueForOwner<T>(owner);
+    } catch (error) {
+      throw new TypeError(`controller ${this.name}: ${(error as Error).message}`);
+    }
+    this.#startNow(kindSource(informer, handler, { predicates: owner.predicates ?? [] }));
+  }
+
+  /**
+   * Adds a source of keys (controller-runtime's `Controller.Watch`): a `kindSource`, a
+   * `channelSource`, a `funcSource` or any {@link Source}. Given before {@link run}, it is
+   * started when `run` begins (a failure to start rejects `run` with `SourceStartFailed`) and,
+   * when it syncs, waited for with the informers; given while running, it is started at once
+   * (a failure is logged) and not waited for.
+   *
+   * @throws {TypeError} when `source` has no `name` or no `start` function.
+   * @throws {ControllerLifecycleError} (`Stopped`) once {@link run} has finished.
+   */
+  watchSource(source: Source): void {
+    const candidate = source as Partial<Source> | null | undefined;
+    if (typeof candidate?.name !== "string" || typeof candidate.start !== "function") {
       throw new TypeError(
-        `controller ${this.name}: watchOwned needs the owner's group (a string, "" for the core group) and kind (a non-empty string)`,
+        `controller ${this.name}: watchSource needs a Source (a name and a start function)`,
       );
     }
-    const kind: OwnerKind = {
-      group: owner.group,
-      kind: owner.kind,
-      ...(owner.clusterScoped !== undefined ? { clusterScoped: owner.clusterScoped } : {}),
-    };
-    this.#addSource(informer, {
-      map: (obj: T) => controllerOwnerKeys(obj, kind),
-      mapsToOwnKey: false,
-      predicates: owner.predicates ?? [],
-    });
+    this.#ensureNotStopped();
+    this.#sources.push(source);
+    if (this.#state === "new") {
+      this.#unstarted.push(source);
+      return;
+    }
+    this.#startSource(source).catch((error: unknown) =>
+      this.#logger.error("controller: a source failed to start", {
+        controller: this.name,
+        source: source.name,
+        error,
+      }),
+    );
   }
 
   /** Queues `key` for a reconcile (ignored once {@link run} has finished). */
@@ -324,15 +410,16 @@ export class Controller {
   }
 
   /**
-   * Waits for the watched informers to sync, then reconciles with {@link workers} workers
-   * until `signal` aborts; resolves once every running reconcile has settled and the queue
-   * is shut down. Never rejects because of a reconcile. Resolves at once (without
+   * Starts the sources given to {@link watchSource}, waits for the watched informers and
+   * syncing sources to sync, then reconciles with {@link workers} workers until `signal`
+   * aborts; resolves once every running reconcile has settled, the sources are stopped and
+   * the queue is shut down. Never rejects because of a reconcile. Resolves at once (without
    * reconciling) when `signal` aborts while waiting for the sync.
    *
    * @throws {ControllerLifecycleError} (as a rejection) `AlreadyStarted` when called again;
-   *   `CacheSyncFailed` when a watched informer stops before it synced; `CacheSyncTimeout`
-   *   when they have not all synced within `cacheSyncTimeoutMs` (its `informers` name the
-   *   ones that have not).
+   *   `SourceStartFailed` when a source failed to start; `CacheSyncFailed` when a watched
+   *   informer stops before it synced; `CacheSyncTimeout` when they have not all synced
+   *   within `cacheSyncTimeoutMs` (its `informers` name the ones that have not).
    */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#state !== "new") {
@@ -345,12 +432,13 @@ export class Controller {
     this.#state = "running";
     const queue = this.#workQueue();
     const context = { controller: this.name };
-    const awaited: AwaitedInformer[] = this.#sources.map(({ informer, registration }) => ({
-      informer,
-      hasSynced: () => registration.hasSynced(),
+    const awaited: AwaitedInformer[] = this.#syncing().map((source) => ({
+      informer: source.name,
+      hasSynced: () => source.hasSynced(),
     }));
     const stopAwaiting = this.#awaitInformers?.(this.name, awaited);
     try {
+      for (const source of this.#unstarted.splice(0)) await this.#startSource(source);
       await this.#waitForSources(signal);
       if (signal.aborted) return;
       this.#logger.info("controller: starting workers", { ...context, workers: this.workers });
@@ -359,7 +447,7 @@ export class Controller {
       this.#logger.info("controller: all workers finished", context);
     } finally {
       stopAwaiting?.();
-      for (const { registration } of this.#sources) registration.remove();
+      this.#lifetime.abort();
       queue.shutDown();
       this.#state = "stopped";
     }
@@ -392,22 +480,98 @@ export class Controller {
   }
 
   /** The work queue, created on first use. */
-  #workQueue(): RateLimitingQueue<string> {
+  #workQueue(): WorkQueue {
     if (this.#queue === undefined) {
       const { rateLimiter } = this.#options;
       const metrics = this.#metricsProvider;
-      this.#queue = new RateLimitingQueue<string>({
+      const options = {
         clock: this.#clock,
         name: this.name,
         ...(rateLimiter !== undefined ? { rateLimiter } : {}),
         ...(metrics !== undefined ? { metrics } : {}),
-      });
+      };
+      this.#queue =
+        this.#options.priorityQueue === true
+          ? new PriorityQueue<string>(options)
+          : new RateLimitingQueue<string>(options);
     }
     return this.#queue;
   }
 
+  /** Adds `key` as `options` say; the plain queue ignores the priority. */
+  #add(key: string, options: QueueAddOptions | undefined): void {
+    const queue = this.#workQueue();
+    if (queue instanceof PriorityQueue) {
+      queue.addWithOptions(options ?? {}, key);
+    } else if (options?.rateLimited === true) {
+      queue.addRateLimited(key);
+    } else if (options?.afterMs !== undefined && options.afterMs > 0) {
+      queue.addAfter(key, options.afterMs);
+    } else {
+      queue.add(key); // not addAfter(key, 0): that counts a retry in the metrics
+    }
+  }
+
+  #ensureNotStopped(): void {
+    if (this.#state === "stopped") {
+      throw new ControllerLifecycleError("Stopped", this.name, "the controller has stopped");
+    }
+  }
+
+  /** Starts an informer source at once (its start is synchronous and throws synchronously). */
+  #startNow(source: Source): void {
+    this.#ensureNotStopped();
+    void source.start(this.#sourceQueue, this.#lifetime.signal, this.#sourceContext(source));
+    this.#sources.push(source);
+  }
+
+  /** Starts `source`; rejects with `SourceStartFailed` when it throws or rejects. */
+  async #startSource(source: Source): Promise<void> {
+    this.#logger.info("controller: starting source", {
+      controller: this.name,
+      source: source.name,
+    });
+    try {
+      await source.start(this.#sourceQueue, this.#lifetime.signal, this.#sourceContext(source));
+    } catch (error) {
+      throw new ControllerLifecycleError(
+        "SourceStartFailed",
+        this.name,
+        `source ${source.name} failed to start: ${String(error)}`,
+        [source.name],
+        { cause: error },
+      );
+    }
+  }
+
+  /** What `source` is started with: a logger naming it, and the panic recovery. */
+  #sourceContext(source: Source): SourceContext {
+    const fields = { controller: this.name, source: source.name };
+    return {
+      logger: withLogFields(this.#log, fields),
+      recover: (error, event) => {
+        this.#metrics?.panicked();
+        this.#logger.error(
+          "controller: observed a panic in a source's predicate or handler; event dropped",
+          {
+            ...fields,
+            event,
+            error,
+          },
+        );
+      },
+    };
+  }
+
+  /** The sources the controller waits on: those that sync. */
+  #syncing(): (Source & CacheSyncSource)[] {
+    return this.#sources.filter(
+      (source): source is Source & CacheSyncSource => typeof source.hasSynced === "function",
+    );
+  }
+
   /**
-   * Waits until every watched informer synced, `signal` aborts (then resolves), or the
+   * Waits until every syncing source synced, `signal` aborts (then resolves), or the
    * cache sync timeout passes on the controller's clock (controller-runtime's
    * `CacheSyncTimeout`, `pkg/internal/controller/controller.go`).
    *
@@ -415,20 +579,18 @@ export class Controller {
    *   informers that have not synced.
    */
   async #waitForSources(signal: AbortSignal): Promise<void> {
-    const registrations = this.#sources.map((source) => source.registration);
-    if (registrations.every((registration) => registration.hasSynced())) return;
+    const syncing = this.#syncing();
+    if (syncing.every((source) => source.hasSynced())) return;
     const timedOut = new AbortController();
     const timer = this.#clock.setTimer(this.#cacheSyncTimeoutMs, () => timedOut.abort());
     let synced: boolean;
     try {
-      synced = await waitForCacheSync(AbortSignal.any([signal, timedOut.signal]), ...registrations);
+      synced = await waitForCacheSync(AbortSignal.any([signal, timedOut.signal]), ...syncing);
     } finally {
       timer.cancel();
     }
     if (synced || signal.aborted) return;
-    const pending = this.#sources
-      .filter(({ registration }) => !registration.hasSynced())
-      .map(({ informer }) => informer);
+    const pending = syncing.filter((source) => !source.hasSynced()).map(({ name }) => name);
     if (timedOut.signal.aborted) {
       throw new ControllerLifecycleError(
         "CacheSyncTimeout",
@@ -445,25 +607,6 @@ export class Controller {
     );
   }
 
-  #addSource<T>(
-    informer: WatchedInformer<T>,
-    source: { map: MapFunc<T>; mapsToOwnKey: boolean; predicates: readonly Predicate<T>[] },
-  ): void {
-    if (this.#state === "stopped") {
-      throw new ControllerLifecycleError("Stopped", this.name, "the controller has stopped");
-    }
-    const handler = enqueueHandler<T>({
-      ...source,
-      enqueue: (key) => this.#workQueue().add(key),
-      logger: this.#log,
-      context: { controller: this.name, informer: informer.name },
-    });
-    this.#sources.push({
-      informer: informer.name,
-      registration: informer.addEventHandler(handler),
-    });
-  }
-
   /**
    * One worker: takes keys until `signal` aborts or the queue is shut down. While keys are
    * queued and reconciles complete without I/O, every `await` resolves in a microtask, so
@@ -472,70 +615,140 @@ export class Controller {
    */
   async #work(signal: AbortSignal): Promise<void> {
     const slice = new EventLoopSlice(this.#clock);
+    const queue = this.#workQueue();
     while (!signal.aborted) {
       if (slice.due) await slice.yield();
       let key: string;
+      let priority = 0;
       try {
-        const [item, shutdown] = await this.#workQueue().get(signal);
-        if (shutdown) return;
-        key = item;
+        if (queue instanceof PriorityQueue) {
+          const [item, itemPriority, shutdown] = await queue.getWithPriority(signal);
+          if (shutdown) return;
+          key = item;
+          priority = itemPriority;
+        } else {
+          const [item, shutdown] = await queue.get(signal);
+          if (shutdown) return;
+          key = item;
+        }
       } catch {
         return; // get() rejects only when `signal` aborts.
       }
       this.#metrics?.activeWorkers.inc();
       try {
-        if (!signal.aborted) await this.#reconcileKey(key, signal);
+        if (!signal.aborted) await this.#reconcileKey(key, priority, signal);
       } finally {
         this.#metrics?.activeWorkers.dec();
-        this.#workQueue().done(key);
+        queue.done(key);
       }
     }
   }
 
   /** Runs the reconciler for `key`, applies its outcome to the queue and records it; never throws. */
-  async #reconcileKey(key: string, signal: AbortSignal): Promise<void> {
+  async #reconcileKey(key: string, priority: number, signal: AbortSignal): Promise<void> {
     const startedAt = this.#metrics !== undefined ? this.#clock.now() : 0;
-    const [outcome, terminal] = await this.#runReconcile(key, signal);
+    const context = this.#reconcileContext(key, priority);
+    const [outcome, terminal] = await this.#runReconcile(context, key, signal);
     this.#metrics?.reconciled(outcome, (this.#clock.now() - startedAt) / 1000, terminal);
   }
 
+  /** A new reconcile's ID and child logger (controller-runtime's `reconcileHandler`). */
+  #reconcileContext(key: string, priority: number): ReconcileContext {
+    let namespace = "";
+    let name = key;
+    try {
+      ({ namespace, name } = splitObjectKey(key));
+    } catch {
+      // A key enqueued by hand that is not `ns/name`: logged whole as the name.
+    }
+    const reconcileID = randomUUID();
+    const logger = withLogFields(this.#logger, {
+      controller: this.name,
+      namespace,
+      name,
+      reconcileID,
+    });
+    return { controller: this.name, namespace, name, reconcileID, logger, priority };
+  }
+
+  /**
+   * Calls the reconciler with its signal: `signal`, and the reconcile timeout when set (a
+   * timeout is counted in the metrics). Resolves with what it returned, or rejects with what
+   * it threw.
+   */
+  async #callReconciler(
+    context: ReconcileContext,
+    key: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | void> {
+    const timeoutMs = this.#reconcileTimeoutMs;
+    if (timeoutMs === undefined) return await this.#reconcile(key, signal, context);
+    const aborter = new AbortController();
+    const onStop = (): void => aborter.abort(signal.reason);
+    if (signal.aborted) onStop();
+    else signal.addEventListener("abort", onStop, { once: true });
+    let timedOut = false;
+    const timer = this.#clock.setTimer(timeoutMs, () => {
+      timedOut = true;
+      aborter.abort(new DOMException(`reconcile timed out after ${timeoutMs} ms`, "TimeoutError"));
+    });
+    try {
+      return await this.#reconcile(key, aborter.signal, context);
+    } finally {
+      timer.cancel();
+      signal.removeEventListener("abort", onStop);
+      if (timedOut) this.#metrics?.timedOut();
+    }
+  }
+
   /** Runs the reconciler and applies its outcome; resolves with the outcome's metric label and whether it was a terminal error. */
-  async #runReconcile(key: string, signal: AbortSignal): Promise<[ReconcileOutcome, boolean]> {
-    const fields = { controller: this.name, key };
+  async #runReconcile(
+    context: ReconcileContext,
+    key: string,
+    signal: AbortSignal,
+  ): Promise<[ReconcileOutcome, boolean]> {
+    const queue = this.#workQueue();
+    const log = context.logger;
     let result: ReconcileResult | void;
     try {
-      result = await this.#reconcile(key, signal);
+      result = await this.#callReconciler(context, key, signal);
     } catch (error) {
       if (isTerminalError(error)) {
-        this.#logger.error("reconcile failed with a terminal error; not requeued", {
-          ...fields,
-          error,
-        });
-        this.#workQueue().forget(key);
+        log.error("reconcile failed with a terminal error; not requeued", { error });
+        queue.forget(key);
         return ["error", true];
-      } else if (signal.aborted && error === signal.reason) {
-        this.#logger.debug("reconcile aborted: the controller is stopping", fields);
-      } else {
-        this.#logger.error("reconcile failed; requeued with backoff", {
-          ...fields,
-          error,
-          requeues: this.#workQueue().numRequeues(key),
-        });
-        this.#workQueue().addRateLimited(key);
       }
+      if (signal.aborted && error === signal.reason) {
+        log.debug("reconcile aborted: the controller is stopping");
+        return ["error", false];
+      }
+      if (isReconcilePanic(error)) {
+        this.#metrics?.panicked();
+        log.error("observed a panic in reconciler; requeued with backoff", {
+          error,
+          requeues: queue.numRequeues(key),
+        });
+      } else {
+        log.error("reconcile failed; requeued with backoff", {
+          error,
+          requeues: queue.numRequeues(key),
+        });
+      }
+      this.#add(key, { rateLimited: true, priority: context.priority });
       return ["error", false];
     }
+    const priority = result?.priority ?? context.priority;
     const after = result?.requeueAfterMs;
     if (typeof after === "number" && after > 0) {
-      this.#workQueue().forget(key);
-      this.#workQueue().addAfter(key, after);
+      queue.forget(key);
+      this.#add(key, { afterMs: after, priority });
       return ["requeue_after", false];
     }
     if (result?.requeue === true) {
-      this.#workQueue().addRateLimited(key);
+      this.#add(key, { rateLimited: true, priority });
       return ["requeue", false];
     }
-    this.#workQueue().forget(key);
+    queue.forget(key);
     return ["success", false];
   }
 }

@@ -7,8 +7,12 @@
  * and `waitForCacheToObserve`. A folder per piece with internals, each of whose `index.ts`
  * says which of its parts to use when:
  *
- * - `handler/`: how watched objects become keys (the object's own, its controller owner's,
- *   a map function's) and the predicates that filter notifications;
+ * - `handler/`: how watched objects become keys (the object's own, its owners', a map
+ *   function's) and the predicates that filter notifications;
+ * - `source/`: where keys come from besides informers (an async iterable of objects, a
+ *   function: controller-runtime's `source.Channel` and `source.Func`);
+ * - `client/`: the Manager's cache-backed client (`mgr.client`: reads from the informers,
+ *   writes to the API server) and how kinds are named to it and to the controller builder;
  * - `events/`: the `EventRecorder` and the correlation, sink and spam filter behind it;
  * - `leaderelection/`: the `LeaderElector`, its `LeaseLock` and status metric;
  * - `manager/`: the `Manager` that runs controllers as a deployed process (caches, leader
@@ -23,13 +27,12 @@ export {
   type ControllerOptions,
   type ControllerWatchOptions,
   type WatchOwnedOptions,
-  type WatchedInformer,
 } from "./controller.js";
 export {
   ControllerLifecycleError,
   type ControllerLifecycleErrorReason,
 } from "./controller-errors.js";
-export type { ReconcileResult, Reconciler } from "./reconciler.js";
+export type { ReconcileContext, ReconcileResult, Reconciler } from "./reconciler.js";
 export { TerminalError, isTerminalError } from "./terminal-error.js";
 export {
   type ControllerReferenceOptions,
@@ -68,12 +71,25 @@ export {
   resourceVersionObserved,
   waitForCacheToObserve,
 } from "./wait-for-cache-to-observe.js";
+export { type MutateFn, type OperationResult, MutateFnError } from "./object-mutation.js";
+export { type CreateOrUpdateClient, createOrUpdate } from "./create-or-update.js";
+export { type CreateOrPatchClient, createOrPatch } from "./create-or-patch.js";
+export {
+  type BuilderOwnsOptions,
+  type BuilderWatchOptions,
+  type ControllerBuilderHost,
+  type ControllerBuilderOptions,
+  ControllerBuilder,
+  ControllerBuilderError,
+} from "./controller-builder.js";
 // The controller toolkit's short names for key functions the cache and core already have
 // (one implementation each): `keyOf` is the cache's tombstone-aware `deletionHandlingKey`,
 // `splitKey` is core's `splitObjectKey`.
 export { deletionHandlingKey as keyOf } from "../cache/tombstone.js";
 export { splitObjectKey as splitKey } from "../core/object-key.js";
 export * from "./handler/index.js";
+export * from "./source/index.js";
+export * from "./client/index.js";
 export * from "./events/index.js";
 export * from "./leaderelection/index.js";
 export * from "./manager/index.js";

@@ -131,6 +131,7 @@ export {
   type LogFields,
   type LogLevel,
   type Logger,
+  withLogFields,
 } from "./logger.js";
 export { BackoffPolicy, REFLECTOR_BACKOFF_DEFAULTS, type BackoffOptions } from "./backoff.js";
 export type {

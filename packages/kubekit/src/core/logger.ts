@@ -59,3 +59,18 @@ export const noopLogger: Logger = {
   warn: () => undefined,
   error: () => undefined,
 };
+
+/**
+ * A child logger: writes to `logger` with `fields` added to every message's fields (logr's
+ * `WithValues`); a message's own fields win over `fields` of the same name.
+ */
+export function withLogFields(logger: Logger, fields: LogFields): Logger {
+  const merge = (own: LogFields | undefined): LogFields =>
+    own === undefined ? fields : { ...fields, ...own };
+  return {
+    debug: (message, own) => logger.debug(message, merge(own)),
+    info: (message, own) => logger.info(message, merge(own)),
+    warn: (message, own) => logger.warn(message, merge(own)),
+    error: (message, own) => logger.error(message, merge(own)),
+  };
+}

@@ -20,3 +20,5 @@ export type {
   MetricsProvider,
   SettableGaugeMetric,
 } from "./metrics-provider.js";
+export { PriorityQueue } from "./priority-queue.js";
+export type { PriorityQueueGetResult, QueueAddOptions } from "./priority-queue.js";

@@ -63,6 +63,20 @@ export class WaitingHeap<T> {
     return top.item;
   }
 
+  /** Stops `item` from waiting (a no-op when it does not wait). */
+  remove(item: T): void {
+    const entry = this.#byItem.get(item);
+    if (entry === undefined) return;
+    this.#byItem.delete(item);
+    const entries = this.#entries;
+    const last = entries.pop() as Entry<T>;
+    if (last === entry) return;
+    last.index = entry.index;
+    entries[entry.index] = last;
+    this.#siftDown(last.index);
+    this.#siftUp(last.index);
+  }
+
   /** Drops every waiting item. */
   clear(): void {
     this.#entries = [];

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   type ObjectWithMetadata,
   annotationsChanged,
-  allPredicate,
-  anyPredicate,
+  and,
   generationChanged,
   labelSelectorPredicate,
   labelsChanged,
-  notPredicate,
+  not,
+  or,
   resourceVersionChanged,
   LabelSelector,
   SelectorParseError,
@@ -71,33 +71,44 @@ describe("predicates", () => {
     expect(() => labelSelectorPredicate("app in (")).toThrow(SelectorParseError);
   });
 
-  it("anyPredicate ors, notPredicate negates; a missing method counts as passing", () => {
-    const either = anyPredicate(generationChanged, labelsChanged);
+  it("or ors, not negates; a missing method counts as passing", () => {
+    const either = or(generationChanged, labelsChanged);
     expect(either.update?.(o({ generation: 1 }), o({ generation: 1 }))).toBe(false);
     expect(either.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(true);
     expect(either.update?.(o({ labels: { a: "1" } }), o({}))).toBe(true);
     expect(either.create?.(o({}))).toBe(true);
-    expect(anyPredicate().create?.(o({}))).toBe(false);
-    const not = notPredicate(generationChanged);
-    expect(not.update?.(o({ generation: 1 }), o({ generation: 1 }))).toBe(true);
-    expect(not.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
-    expect(not.create?.(o({}))).toBe(false);
+    expect(or().create?.(o({}))).toBe(false);
+    const unchanged = not(generationChanged);
+    expect(unchanged.update?.(o({ generation: 1 }), o({ generation: 1 }))).toBe(true);
+    expect(unchanged.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
+    expect(unchanged.create?.(o({}))).toBe(false);
+    expect(unchanged.generic?.(o({}))).toBe(false);
   });
 
-  it("allPredicate ands; a missing method counts as passing; no predicates pass everything", () => {
-    const both = allPredicate(generationChanged, labelsChanged);
+  it("and ands; a missing method counts as passing; no predicates pass everything", () => {
+    const both = and(generationChanged, labelsChanged);
     expect(both.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
     expect(both.update?.(o({ labels: { a: "1" } }), o({ generation: 2 }))).toBe(true);
     expect(both.update?.(o({ labels: { a: "1" } }), o({}))).toBe(false);
     expect(both.create?.(o({}))).toBe(true);
     expect(both.delete?.(o({}), true)).toBe(true);
-    expect(allPredicate().update?.(o({}), o({}))).toBe(true);
-    const scoped = allPredicate(labelSelectorPredicate("app=web"), generationChanged);
+    expect(and().update?.(o({}), o({}))).toBe(true);
+    const scoped = and(labelSelectorPredicate("app=web"), generationChanged);
     expect(scoped.create?.(o({ labels: { app: "db" } }))).toBe(false);
     expect(scoped.delete?.(o({ labels: { app: "web" } }), false)).toBe(true);
     // Composed: neither a generation nor a label change.
-    const neither = notPredicate(anyPredicate(generationChanged, labelsChanged));
+    const neither = not(or(generationChanged, labelsChanged));
     expect(neither.update?.(o({ generation: 1 }), o({ generation: 1 }))).toBe(true);
     expect(neither.update?.(o({ generation: 1 }), o({ generation: 2 }))).toBe(false);
+  });
+
+  it("combinators filter generic events (channel sources) too; labelSelectorPredicate matches them", () => {
+    const web = labelSelectorPredicate("app=web");
+    expect(web.generic?.(o({ labels: { app: "web" } }))).toBe(true);
+    expect(web.generic?.(o({ labels: { app: "db" } }))).toBe(false);
+    // The change predicates have no generic method: generic events pass them.
+    expect(and(web, generationChanged).generic?.(o({ labels: { app: "web" } }))).toBe(true);
+    expect(or(web).generic?.(o({}))).toBe(false);
+    expect(not(web).generic?.(o({}))).toBe(true);
   });
 });

@@ -2,7 +2,8 @@
  * client-go's `EventCorrelator` (`staging/src/k8s.io/client-go/tools/record/events_cache.go`):
  * every event is aggregated (similar events combined), observed (identical events counted
  * under one name) and then passed through the per-object spam filter, with client-go's
- * defaults.
+ * defaults. It also holds what client-go's `tools/events` broadcaster caches for
+ * events.k8s.io/v1 series (`event_broadcaster.go`), for the recorder to finish and refresh.
  */
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../../core/clock.js";
@@ -79,10 +80,18 @@ export interface CorrelateOptions {
   readonly writePending?: (key: string) => boolean;
 }
 
+/** An event the correlator holds: its latest state, as {@link EventCorrelator.correlate} returned it. */
+export interface CachedEvent {
+  /** The key the event is counted under (see {@link CorrelationResult.key}). */
+  readonly key: string;
+  readonly event: CorrelatedEvent;
+}
+
 interface EventLog {
-  readonly name: string;
-  readonly count: number;
-  readonly firstTimestamp: number;
+  /** The latest state; `lastTimestamp` is when it was last observed. */
+  readonly event: CorrelatedEvent;
+  /** Whether the spam filter held back the latest occurrence (its count is not written yet). */
+  held: boolean;
 }
 
 /**
@@ -125,22 +134,57 @@ export class EventCorrelator {
   correlate(occurrence: EventOccurrence, options: CorrelateOptions = {}): CorrelationResult {
     const now = this.#clock.now();
     const { event, key, combined } = this.#aggregator.aggregate(occurrence);
-    const previous = this.#log.get(key);
-    const log: EventLog = previous
-      ? { ...previous, count: previous.count + 1 }
-      : { name: this.#newName(event.regarding.name ?? "", now), count: 1, firstTimestamp: now };
-    this.#log.set(key, log);
+    const previous = this.#log.get(key)?.event;
     const correlated: CorrelatedEvent = {
       ...event,
       namespace: event.regarding.namespace || "default",
-      name: log.name,
-      count: log.count,
-      firstTimestamp: log.firstTimestamp,
+      name: previous?.name ?? this.#newName(event.regarding.name ?? "", now),
+      count: (previous?.count ?? 0) + 1,
+      firstTimestamp: previous?.firstTimestamp ?? now,
       lastTimestamp: now,
       combined,
     };
     const pending = options.writePending?.(key) === true;
-    return { key, event: correlated, skip: !pending && !this.#spamFilter.allow(event) };
+    const skip = !pending && !this.#spamFilter.allow(event);
+    this.#log.set(key, { event: correlated, held: skip });
+    return { key, event: correlated, skip };
+  }
+
+  /**
+   * client-go's `finishSeries` (`tools/events/event_broadcaster.go`): forgets every event
+   * last observed more than `finishMs` before now (strictly), so its next occurrence starts
+   * a new Event object. Returns the forgotten events whose latest occurrences the spam
+   * filter held back: the caller writes their final count once more.
+   */
+  finishSeries(finishMs: number): CachedEvent[] {
+    const cutoff = this.#clock.now() - finishMs;
+    const unwritten: CachedEvent[] = [];
+    for (const [key, log] of [...this.#log.entries()]) {
+      if (log.event.lastTimestamp >= cutoff) continue;
+      this.#log.delete(key);
+      if (log.held) unwritten.push({ key, event: log.event });
+    }
+    return unwritten;
+  }
+
+  /**
+   * client-go's `refreshExistingEventSeries`: the held events that have a series
+   * (`count > 1`), for the caller to write again so the Event objects do not expire. Their
+   * held-back occurrences count as written from then on.
+   */
+  refreshSeries(): CachedEvent[] {
+    const series: CachedEvent[] = [];
+    for (const [key, log] of this.#log.entries()) {
+      if (log.event.count < 2) continue;
+      log.held = false;
+      series.push({ key, event: log.event });
+    }
+    return series;
+  }
+
+  /** How many events are held (each updates one Event object when it occurs again). */
+  get size(): number {
+    return this.#log.size;
   }
 
   /**

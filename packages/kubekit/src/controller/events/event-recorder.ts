@@ -13,6 +13,7 @@ import { consoleLogger, type Logger } from "../../core/logger.js";
 import { isAlreadyExists, isNotFound, StatusError } from "../../core/status.js";
 import {
   EventCorrelator,
+  type CachedEvent,
   type CorrelatedEvent,
   type EventCorrelatorOptions,
 } from "./event-correlator.js";
@@ -29,7 +30,10 @@ import { errorMessage } from "../../core/error-message.js";
 /**
  * client-go's recorder limits (`tools/record/event.go`, `tools/events/event_broadcaster.go`):
  * 1000 writes queued; a write is tried 12 times, 10 s apart (plus up to 25% jitter); a note
- * longer than 1 KiB is cut (events.k8s.io/v1 rejects longer ones).
+ * longer than 1 KiB is cut (events.k8s.io/v1 rejects longer ones). events.k8s.io/v1 series
+ * (`tools/events`' `finishTime` and `refreshTime`): every 6 minutes the events last observed
+ * more than 6 minutes earlier are finished (forgotten: the next occurrence creates a new
+ * Event); every 30 minutes the series still open are written again.
  */
 export const EVENT_RECORDER_DEFAULTS = {
   maxQueuedEvents: 1000,
@@ -37,6 +41,8 @@ export const EVENT_RECORDER_DEFAULTS = {
   retryIntervalMs: 10_000,
   retryJitter: 0.25,
   maxMessageBytes: 1024,
+  seriesFinishMs: 360_000,
+  seriesRefreshMs: 1_800_000,
 } as const;
 
 /** What an event can be about: an object read from the API (with apiVersion and kind), or a reference. */
@@ -50,6 +56,25 @@ export type EventRecorderTarget =
       readonly api?: EventApi;
     }
   | { readonly sink: EventSink };
+
+/**
+ * One event with every field events.k8s.io/v1 has (client-go's `tools/events`
+ * `Eventf(regarding, related, type, reason, action, note)`), for {@link EventRecorder.event}.
+ */
+export interface EventDetails {
+  readonly type: EventType;
+  /** Why the action was taken, UpperCamelCase (e.g. `SuccessfulCreate`). */
+  readonly reason: string;
+  /**
+   * What was done, or failed, UpperCamelCase (events.k8s.io/v1 `action`, e.g. `Binding`);
+   * default `reason`. core/v1 Events have no action: there it only tells events apart.
+   */
+  readonly action?: string;
+  /** A second object the event is about (`related`), e.g. the Node a Pod was bound to. */
+  readonly related?: EventSubject;
+  /** The human-readable message (`note`; core/v1 `message`), cut to 1 KiB. */
+  readonly message: string;
+}
 
 /** Options of {@link EventRecorder}. */
 export type EventRecorderOptions = EventRecorderTarget & {
@@ -71,6 +96,13 @@ export type EventRecorderOptions = EventRecorderTarget & {
   readonly clock?: Clock;
   /** Where dropped and failed events are reported (default: the console). */
   readonly logger?: Logger;
+  /**
+   * Also write every recorded event to `logger` at info level, as `Event occurred` with the
+   * fields `object`, `kind`, `apiVersion`, `type`, `reason`, `action` and `message`
+   * (client-go's `StartStructuredLogging`; `StartLogging` for an unstructured logger).
+   * Every call is logged, including those the correlation folds or holds back. Default false.
+   */
+  readonly logEvents?: boolean;
 };
 
 interface WriteJob {
@@ -139,6 +171,13 @@ function truncateUtf8(text: string, maxBytes: number): string {
  *   `EVENT_CORRELATOR_DEFAULTS`). A held-back repeat is still counted: the next write of
  *   that event carries it. The spam filter is charged per write, not for repeats merged
  *   into a queued write.
+ * - events.k8s.io/v1 series, as client-go's `tools/events`: every 6 minutes the events last
+ *   observed more than 6 minutes earlier are finished (a count the spam filter held back is
+ *   written first), so the next occurrence creates a new Event object; every 30 minutes the
+ *   open series are written again so their Events do not expire. Both timers run on the
+ *   injected clock only while events are held, and `shutdown` cancels them (without a final
+ *   write, as client-go's stop). With core/v1 an event is counted as long as it stays cached
+ *   (client-go's `tools/record`).
  * - Writes go one at a time, in order. A write the server answers with an error is dropped
  *   (a repeat whose Event object is gone is created again); one that cannot reach the server
  *   is retried (12 tries, 10 s apart) on the injected clock.
@@ -198,6 +237,7 @@ export class EventRecorder {
   readonly #correlator: EventCorrelator;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #logEvents: boolean;
   readonly #maxQueued: number;
   readonly #maxTries: number;
   readonly #retryIntervalMs: number;
@@ -212,6 +252,8 @@ export class EventRecorder {
   /** Set by shutdown: failed writes are not retried, pending retry waits end at once. */
   #noRetries = false;
   #retryWait: { timer: TimerHandle; wake: () => void } | undefined;
+  #finishTimer: TimerHandle | undefined;
+  #refreshTimer: TimerHandle | undefined;
 
   /**
    * @throws {TypeError} when neither `clientset` nor `sink` is given, or `component` is empty.
@@ -246,20 +288,33 @@ export class EventRecorder {
       options.reportingInstance || `${this.#reportingController}-${hostname()}`;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? consoleLogger;
+    this.#logEvents = options.logEvents === true;
     this.#correlator = new EventCorrelator({ ...options.correlation, clock: this.#clock });
   }
 
   /**
    * Records an event about `subject` (an object with `apiVersion`, `kind` and
    * `metadata.name`, or an ObjectReference). `reason` is UpperCamelCase and also serves as
-   * the events.k8s.io/v1 `action`. Never blocks, never throws (see the class comment).
+   * the events.k8s.io/v1 `action`; pass {@link EventDetails} instead to give the `action` and
+   * a `related` object. Never blocks, never throws (see the class comment).
    */
-  event(subject: EventSubject, type: EventType, reason: string, message: string): void {
+  event(subject: EventSubject, type: EventType, reason: string, message: string): void;
+  event(subject: EventSubject, details: EventDetails): void;
+  event(
+    subject: EventSubject,
+    typeOrDetails: EventType | EventDetails,
+    reason?: string,
+    message?: string,
+  ): void {
+    const details: EventDetails =
+      typeof typeOrDetails === "object" && typeOrDetails !== null
+        ? typeOrDetails
+        : { type: typeOrDetails, reason: reason ?? "", message: message ?? "" };
     try {
-      this.#record(subject, type, reason, message);
+      this.#record(subject, details);
     } catch (err) {
       this.#logger.error("event recorder: dropping event after an unexpected error", {
-        reason,
+        reason: details.reason,
         error: errorMessage(err),
       });
     }
@@ -315,6 +370,7 @@ export class EventRecorder {
   async shutdown(signal?: AbortSignal): Promise<void> {
     this.#closed = true;
     this.#noRetries = true;
+    this.#cancelSeriesTimers();
     this.#wakeRetry();
     const abandon = (): void => {
       const dropped = this.#queue.length;
@@ -335,7 +391,9 @@ export class EventRecorder {
     }
   }
 
-  #record(subject: EventSubject, type: EventType, reason: string, message: string): void {
+  #record(subject: EventSubject, details: EventDetails): void {
+    const { type, reason, message } = details;
+    if (this.#logEvents) this.#echo(subject, details);
     if (this.#closed) {
       this.#logger.debug("event recorder: shut down, dropping event", { reason });
       return;
@@ -355,11 +413,20 @@ export class EventRecorder {
       );
       return;
     }
+    const related = details.related !== undefined ? referenceOf(details.related) : undefined;
+    if (details.related !== undefined && related === undefined) {
+      this.#logger.error(
+        "event recorder: cannot build a reference to the related object (it needs apiVersion, kind and name), dropping event",
+        { reason },
+      );
+      return;
+    }
     const occurrence: EventOccurrence = {
       regarding,
+      ...(related !== undefined ? { related } : {}),
       type,
       reason,
-      action: reason,
+      action: details.action || reason,
       message: truncateUtf8(message, EVENT_RECORDER_DEFAULTS.maxMessageBytes),
       reportingController: this.#reportingController,
       reportingInstance: this.#reportingInstance,
@@ -368,6 +435,7 @@ export class EventRecorder {
     const { key, event, skip } = this.#correlator.correlate(occurrence, {
       writePending: (k) => this.#queuedByKey.has(k),
     });
+    this.#armSeriesTimers();
     const queued = this.#queuedByKey.get(key);
     if (queued !== undefined) {
       queued.event = event;
@@ -381,10 +449,14 @@ export class EventRecorder {
       });
       return;
     }
+    this.#enqueue(key, event);
+  }
+
+  /** Queues a write of `event` (a create for a first occurrence, else a patch). */
+  #enqueue(key: string, event: CorrelatedEvent): void {
     if (this.#queue.length >= this.#maxQueued) {
       this.#logger.warn("event recorder: queue full, dropping event", {
-        reason,
-        object: `${regarding.kind}/${regarding.name}`,
+        ...describe(event),
         maxQueuedEvents: this.#maxQueued,
       });
       return;
@@ -393,6 +465,65 @@ export class EventRecorder {
     this.#queue.push(job);
     this.#queuedByKey.set(key, job);
     void this.#drain();
+  }
+
+  /** Whether events.k8s.io/v1 series rules apply: not when the sink writes core/v1. */
+  #seriesApply(): boolean {
+    return !this.#closed && this.#sink.api !== "v1";
+  }
+
+  /**
+   * Arms the finish and refresh timers while events are held (client-go runs them from
+   * `StartRecordingToSink` until its stop channel closes); they stop once every held event
+   * is finished, so an idle recorder keeps no timer, and `shutdown` cancels them.
+   */
+  #armSeriesTimers(): void {
+    if (!this.#seriesApply() || this.#correlator.size === 0) return;
+    const d = EVENT_RECORDER_DEFAULTS;
+    this.#finishTimer ??= this.#clock.setTimer(d.seriesFinishMs, () => {
+      this.#finishTimer = undefined;
+      this.#seriesTick(this.#correlator.finishSeries(d.seriesFinishMs));
+    });
+    this.#refreshTimer ??= this.#clock.setTimer(d.seriesRefreshMs, () => {
+      this.#refreshTimer = undefined;
+      this.#seriesTick(this.#correlator.refreshSeries());
+    });
+  }
+
+  /** Writes what a finish or refresh tick returned (unless a queued write carries it), re-arms. */
+  #seriesTick(events: readonly CachedEvent[]): void {
+    if (!this.#seriesApply()) return;
+    for (const { key, event } of events) {
+      const queued = this.#queuedByKey.get(key);
+      if (queued !== undefined) queued.event = event;
+      else this.#enqueue(key, event);
+    }
+    if (this.#correlator.size === 0) this.#cancelSeriesTimers();
+    else this.#armSeriesTimers();
+  }
+
+  #cancelSeriesTimers(): void {
+    this.#finishTimer?.cancel();
+    this.#refreshTimer?.cancel();
+    this.#finishTimer = undefined;
+    this.#refreshTimer = undefined;
+  }
+
+  /** Logs the event as client-go's `StartStructuredLogging` does (`Event occurred`). */
+  #echo(subject: EventSubject, details: EventDetails): void {
+    const ref = referenceOf(subject);
+    const object =
+      ref === undefined ? undefined : ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+    this.#logger.info("Event occurred", {
+      object,
+      ...(ref?.fieldPath !== undefined ? { fieldPath: ref.fieldPath } : {}),
+      kind: ref?.kind,
+      apiVersion: ref?.apiVersion,
+      type: details.type,
+      reason: details.reason,
+      action: details.action || details.reason,
+      message: details.message,
+    });
   }
 
   #idle(): boolean {

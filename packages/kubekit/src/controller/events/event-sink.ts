@@ -27,6 +27,13 @@ export interface EventSink {
    * message too on core/v1). Rejects with a NotFound `StatusError` when it does not exist.
    */
   patch(event: CorrelatedEvent, signal: AbortSignal): Promise<void>;
+  /**
+   * The Event API written, once known. With `"v1"` the recorder keeps client-go's
+   * `tools/record` behaviour (an event counted as long as it stays cached); otherwise (also
+   * when absent or not yet known) its `tools/events` behaviour for events.k8s.io/v1 series:
+   * finished after 6 minutes without a new occurrence, refreshed every 30 minutes.
+   */
+  readonly api?: "events.k8s.io/v1" | "v1" | undefined;
 }
 
 /** Which Event API a {@link ClientsetEventSink} writes: chosen by discovery, or fixed. */

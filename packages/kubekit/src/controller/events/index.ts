@@ -13,7 +13,8 @@
  *   {@link toEventsV1Event} and {@link toCoreV1Event} give the objects it writes.
  * - {@link EventCorrelator}: the recorder's correlation (`tools/record/events_cache.go`), for
  *   code that writes events itself: identical events counted under one Event object, similar
- *   events (differing only by message) combined, and a per-object spam filter. Tune it
+ *   events (differing only by message) combined, a per-object spam filter, and the
+ *   finishing and refreshing of events.k8s.io/v1 series (`tools/events`). Tune it
  *   through the recorder's `correlation` option rather than building one.
  *
  * Internals, not exported: the aggregator (similar events combined), the spam filter (a
@@ -25,6 +26,7 @@
 export {
   EVENT_RECORDER_DEFAULTS,
   EventRecorder,
+  type EventDetails,
   type EventRecorderOptions,
   type EventRecorderTarget,
   type EventSubject,
@@ -33,6 +35,7 @@ export type { EventOccurrence, EventType } from "./event-occurrence.js";
 export {
   EVENT_CORRELATOR_DEFAULTS,
   EventCorrelator,
+  type CachedEvent,
   type CorrelatedEvent,
   type CorrelateOptions,
   type CorrelationResult,

@@ -34,6 +34,16 @@ export class LruCache<K, V> {
     }
   }
 
+  /** Removes the entry under `key`, if any. */
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
+  /** The entries, least recently used first, without marking them used. */
+  entries(): IterableIterator<[K, V]> {
+    return this.#entries.entries();
+  }
+
   /** How many entries are held. */
   get size(): number {
     return this.#entries.size;

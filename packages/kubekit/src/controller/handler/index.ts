@@ -1,33 +1,53 @@
 /**
- * How a {@link Controller}'s watches turn informer notifications into keys, and which
- * notifications count (controller-runtime's `pkg/handler` and `pkg/predicate`; the choice
- * below is the one `pkg/handler/doc.go` describes). Which to use when:
+ * How a {@link Controller}'s sources turn events into keys, and which events count
+ * (controller-runtime's `pkg/handler` and `pkg/predicate`; the choice below is the one
+ * `pkg/handler/doc.go` describes). Which to use when:
  *
- * - `controller.watch(informer)`: the kind the controller reconciles. Each notification
- *   enqueues the object's own key, a deletion inferred from a relist its tombstone's key
- *   (`EnqueueRequestForObject`, what a builder's `For()` sets up).
- * - `controller.watchOwned(informer, { group, kind })`: objects the controller creates and
- *   marks with a controller ownerReference (a ReplicaSet's Pods). A change enqueues the
- *   owner's key, for both the old and the new object of an update (`EnqueueRequestForOwner`
- *   with `OnlyControllerOwner`, what `Owns()` sets up).
- * - `controller.watch(informer, map)` with a {@link MapFunc}: any other relation, such as
+ * - {@link enqueueForObject} (`controller.watch(informer)`, a builder's `for()`): the kind
+ *   the controller reconciles. Each event enqueues the object's own key, a deletion
+ *   inferred from a relist its tombstone's key (`EnqueueRequestForObject`).
+ * - {@link enqueueForOwner} (`controller.watchOwned(informer, { group, kind })`, `owns()`):
+ *   objects the controller creates and marks with a controller ownerReference (a
+ *   ReplicaSet's Pods). A change enqueues the owner's key, for both the old and the new
+ *   object of an update (`EnqueueRequestForOwner` with `OnlyControllerOwner`);
+ *   `onlyController: false` maps to every owner of the kind.
+ * - {@link enqueueFromMap} (`controller.watch(informer, map)`): any other relation, such as
  *   from a Secret to the objects that mount it; `map` returns the keys
- *   (`EnqueueRequestsFromMapFunc`, what `Watches()` takes).
+ *   (`EnqueueRequestsFromMapFunc`).
+ * - An {@link EventHandler} of your own for anything else (a delay, a priority).
  *
- * Predicates (the `predicates` option of either watch) drop notifications before they are
- * mapped; every predicate of a watch must let a notification through. Use
+ * Predicates (the `predicates` option of a watch or source) drop events before the handler
+ * sees them; every predicate of a watch must let an event through. Use
  * {@link generationChanged} on the reconciled kind to ignore status-only writes (the
  * controller's own included), {@link resourceVersionChanged} to drop resyncs,
  * {@link labelsChanged} or {@link annotationsChanged} when the reconcile reads those,
- * {@link labelSelectorPredicate} to scope a watch to some objects, and {@link allPredicate},
- * {@link anyPredicate} and {@link notPredicate} (controller-runtime's `And`, `Or`, `Not`) to
- * combine them. The change predicates filter updates only.
+ * {@link labelSelectorPredicate} to scope a watch to some objects, and {@link and},
+ * {@link or} and {@link not} (controller-runtime's `And`, `Or`, `Not`) to combine them. The
+ * change predicates filter updates only.
  *
- * The handler that applies them (`enqueue-handler.ts`) is internal: the watch methods build it.
+ * On a controller with the priority queue, the built-in handlers add the objects of an
+ * informer's initial list and unchanged updates (resyncs) at {@link LOW_PRIORITY}, so that
+ * changes made by users are reconciled first.
  *
  * @packageDocumentation
  */
-export type { MapFunc, OwnerKind } from "./enqueue-handler.js";
+export {
+  LOW_PRIORITY,
+  type CreateEvent,
+  type DeleteEvent,
+  type EventHandler,
+  type GenericEvent,
+  type ReconcileQueue,
+  type UpdateEvent,
+} from "./event-handler.js";
+export {
+  type EnqueueForOwnerOptions,
+  type MapFunc,
+  type OwnerKind,
+  enqueueForObject,
+  enqueueForOwner,
+  enqueueFromMap,
+} from "./enqueue-handler.js";
 export {
   type Predicate,
   generationChanged,
@@ -35,7 +55,7 @@ export {
   labelsChanged,
   annotationsChanged,
   labelSelectorPredicate,
-  allPredicate,
-  anyPredicate,
-  notPredicate,
+  and,
+  or,
+  not,
 } from "./predicate.js";

@@ -21,6 +21,8 @@ export interface Predicate<T> {
    * a relist; `obj` is then the last state the cache knew, which may be stale.
    */
   delete?(obj: T, finalStateUnknown: boolean): boolean;
+  /** An object from a source that is not an informer (a `channelSource`'s item). */
+  generic?(obj: T): boolean;
 }
 
 /** Whether two label or annotation maps hold the same entries (absent = empty, as Go's `maps.Equal` on nil). */
@@ -82,7 +84,7 @@ export const annotationsChanged: Predicate<ObjectWithMetadata> = Object.freeze({
 /**
  * Lets through only notifications whose object's labels match `selector`
  * (controller-runtime's `LabelSelectorPredicate`): the object for creations and deletions,
- * the new object for updates. `selector` is selector text (`app=web,tier!=db`), a
+ * the new object for updates, the item for generic events. `selector` is selector text (`app=web,tier!=db`), a
  * metav1.LabelSelector (`{ matchLabels, matchExpressions }`; `{}` matches everything) or a
  * parsed {@link LabelSelector}.
  *
@@ -105,39 +107,41 @@ export function labelSelectorPredicate(
     create: matches,
     update: (_oldObj: ObjectWithMetadata, newObj: ObjectWithMetadata) => matches(newObj),
     delete: matches,
+    generic: matches,
   });
 }
 
 /**
  * A predicate that lets a notification through only when every one of `predicates` does
- * (controller-runtime's `predicate.And`), e.g. as one operand of {@link anyPredicate} or
- * {@link notPredicate} (a watch's `predicates` list already requires all of them). A
- * predicate without the method lets that kind through. No predicates: lets everything
- * through.
+ * (controller-runtime's `predicate.And`), e.g. as one operand of {@link or} or {@link not}
+ * (a watch's `predicates` list already requires all of them). A predicate without the
+ * method lets that kind through. No predicates: lets everything through.
  */
-export function allPredicate<T>(...predicates: readonly Predicate<T>[]): Predicate<T> {
+export function and<T>(...predicates: readonly Predicate<T>[]): Predicate<T> {
   const list = [...predicates];
   return Object.freeze({
     create: (obj: T) => list.every((p) => p.create?.(obj) ?? true),
     update: (oldObj: T, newObj: T) => list.every((p) => p.update?.(oldObj, newObj) ?? true),
     delete: (obj: T, finalStateUnknown: boolean) =>
       list.every((p) => p.delete?.(obj, finalStateUnknown) ?? true),
+    generic: (obj: T) => list.every((p) => p.generic?.(obj) ?? true),
   });
 }
 
 /**
  * A predicate that lets a notification through when at least one of `predicates` does
- * (controller-runtime's `predicate.Or`), e.g. `anyPredicate(generationChanged, labelsChanged)`.
- * A predicate without the method lets that kind through, so it makes the whole `anyPredicate`
- * let it through. No predicates: lets nothing through.
+ * (controller-runtime's `predicate.Or`), e.g. `or(generationChanged, labelsChanged)`. A
+ * predicate without the method lets that kind through, so it makes the whole `or` let it
+ * through. No predicates: lets nothing through.
  */
-export function anyPredicate<T>(...predicates: readonly Predicate<T>[]): Predicate<T> {
+export function or<T>(...predicates: readonly Predicate<T>[]): Predicate<T> {
   const list = [...predicates];
   return Object.freeze({
     create: (obj: T) => list.some((p) => p.create?.(obj) ?? true),
     update: (oldObj: T, newObj: T) => list.some((p) => p.update?.(oldObj, newObj) ?? true),
     delete: (obj: T, finalStateUnknown: boolean) =>
       list.some((p) => p.delete?.(obj, finalStateUnknown) ?? true),
+    generic: (obj: T) => list.some((p) => p.generic?.(obj) ?? true),
   });
 }
 
@@ -145,11 +149,12 @@ export function anyPredicate<T>(...predicates: readonly Predicate<T>[]): Predica
  * A predicate that lets through exactly what `predicate` drops (controller-runtime's
  * `predicate.Not`); a kind `predicate` has no method for is dropped.
  */
-export function notPredicate<T>(predicate: Predicate<T>): Predicate<T> {
+export function not<T>(predicate: Predicate<T>): Predicate<T> {
   return Object.freeze({
     create: (obj: T) => !(predicate.create?.(obj) ?? true),
     update: (oldObj: T, newObj: T) => !(predicate.update?.(oldObj, newObj) ?? true),
     delete: (obj: T, finalStateUnknown: boolean) =>
       !(predicate.delete?.(obj, finalStateUnknown) ?? true),
+    generic: (obj: T) => !(predicate.generic?.(obj) ?? true),
   });
 }

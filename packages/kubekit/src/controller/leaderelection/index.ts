@@ -13,6 +13,8 @@
  * - {@link LeaseLock}: the lock an elector competes for, a coordination.k8s.io/v1 Lease (the
  *   only lock kube components use today). Implement {@link ResourceLock} only for another
  *   store with optimistic concurrency.
+ * - {@link LeaderHealthzAdaptor}: a `/healthz` check that fails when the leader has not
+ *   renewed within its lease duration plus a tolerance (a manager adds it).
  * - {@link leaderElectionStatusMetric}: the `leader_election_master_status` gauge, for a
  *   program that runs its own {@link LeaderElector} and serves metrics (a manager creates it).
  *
@@ -25,7 +27,8 @@ export {
   type LeaderElectorOptions,
 } from "./leader-elector.js";
 export { LeaderElectionError, type LeaderElectionErrorReason } from "./leader-election-error.js";
-export { LeaseLock } from "./lease-lock.js";
+export { LeaseLock, type LeaseLockOptions } from "./lease-lock.js";
+export { LeaderHealthzAdaptor } from "./healthz-adaptor.js";
 export type {
   LeaderElectionRecord,
   ObservedLeaderElectionRecord,

@@ -196,6 +196,26 @@ export class LeaderElector {
     return this.#leading !== undefined && !this.#leading.signal.aborted;
   }
 
+  /**
+   * The leader's health (client-go's `LeaderElector.Check`): throws when this candidate
+   * believes it leads but has not seen its lock change (a successful renewal) for longer than
+   * the lease duration plus `maxTolerableExpiredLeaseMs` — a leader that is stuck and should
+   * be restarted. A standby, or a candidate not running, is healthy.
+   *
+   * @throws {LeaderElectionError} of reason `LeadershipLost`, naming the lock.
+   */
+  check(maxTolerableExpiredLeaseMs: number): void {
+    if (!this.isLeader()) return;
+    const since = this.#clock.now() - this.#observedAt;
+    if (since > this.#leaseDurationMs + maxTolerableExpiredLeaseMs) {
+      throw new LeaderElectionError(
+        "LeadershipLost",
+        this.#lock.describe(),
+        `failed election to renew leadership on lease ${this.#lock.describe()}: last renewal ${since} ms ago`,
+      );
+    }
+  }
+
   /** The holder of the lock as last observed, or `undefined` when unheld or not yet read. */
   leader(): string | undefined {
     const holder = this.#observed?.record.holderIdentity;
@@ -277,6 +297,7 @@ export class LeaderElector {
         signal.removeEventListener("abort", onAbort);
       }
       if (result === "acquired" && !attempt.signal.aborted) {
+        this.#recordEvent("became leader");
         this.#logger.info("successfully acquired lease", { lock: this.#lock.describe() });
         return sentAt;
       }
@@ -345,6 +366,7 @@ export class LeaderElector {
     } finally {
       stepDown?.cancel();
       signal.removeEventListener("abort", onCancel);
+      this.#recordEvent("stopped leading");
     }
   }
 
@@ -535,6 +557,18 @@ export class LeaderElector {
     this.#reportedLeader = holder;
     const onNewLeader = this.#callbacks.onNewLeader;
     if (onNewLeader !== undefined) this.#callback("onNewLeader", () => onNewLeader(holder));
+  }
+
+  /** Records a leader election Event on the lock (client-go's `Lock.RecordEvent`); never throws. */
+  #recordEvent(message: string): void {
+    try {
+      this.#lock.recordEvent?.(message);
+    } catch (error) {
+      this.#logger.error("recording a leader election event failed", {
+        lock: this.#lock.describe(),
+        error,
+      });
+    }
   }
 
   #callback(name: string, call: () => void): void {

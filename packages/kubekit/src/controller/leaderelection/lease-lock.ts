@@ -6,6 +6,7 @@ import type { Lease, LeaseSpec } from "kubernetes-types/coordination/v1.js";
 import type { Clientset } from "../../client/clientset.js";
 import type { CoordinationV1LeasesClient } from "../../client/generated/typed-clientset.js";
 import { isNotFound } from "../../core/status.js";
+import type { EventRecorder } from "../events/event-recorder.js";
 import { LeaderElectionError } from "./leader-election-error.js";
 import type {
   LeaderElectionRecord,
@@ -38,6 +39,21 @@ function specOf(record: LeaderElectionRecord, spec: LeaseSpec = {}): LeaseSpec {
   return next;
 }
 
+/** Options of a {@link LeaseLock}. */
+export interface LeaseLockOptions {
+  /**
+   * Labels set on the Lease when this candidate creates it, and merged into its labels on
+   * every write (client-go's `LeaseLock.Labels`), e.g. to select the Leases of one component.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * Where the leader election Events go (client-go's `ResourceLockConfig.EventRecorder`): a
+   * Normal `LeaderElection` Event on the Lease, `<identity> became leader` and
+   * `<identity> stopped leading`. Default: none.
+   */
+  readonly eventRecorder?: Pick<EventRecorder, "event">;
+}
+
 /**
  * A {@link ResourceLock} on the Lease `namespace/name`. It remembers the Lease it last read
  * or wrote: {@link update} sends that object back with its resourceVersion, so any write by
@@ -55,6 +71,8 @@ export class LeaseLock implements ResourceLock {
   /** The name of the Lease. */
   readonly name: string;
   readonly identity: string;
+  readonly #labels: Readonly<Record<string, string>> | undefined;
+  readonly #eventRecorder: Pick<EventRecorder, "event"> | undefined;
   #lease: Lease | undefined;
 
   /**
@@ -64,12 +82,14 @@ export class LeaseLock implements ResourceLock {
    *   give leader election a client whose rate limit other work cannot exhaust).
    * @param identity this candidate's holder identity, unique among the candidates (e.g. the
    *   pod name plus a random suffix).
+   * @param options the Lease's labels and the recorder of leader election Events.
    */
   constructor(
     clientset: Pick<Clientset, "coordinationV1">,
     namespace: string,
     name: string,
     identity: string,
+    options: LeaseLockOptions = {},
   ) {
     for (const [field, value] of Object.entries({ namespace, name })) {
       if (value === "") {
@@ -81,6 +101,8 @@ export class LeaseLock implements ResourceLock {
     this.namespace = namespace;
     this.name = name;
     this.identity = identity;
+    this.#labels = options.labels;
+    this.#eventRecorder = options.eventRecorder;
   }
 
   describe(): string {
@@ -106,7 +128,11 @@ export class LeaseLock implements ResourceLock {
       {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name: this.name, namespace: this.namespace },
+        metadata: {
+          name: this.name,
+          namespace: this.namespace,
+          ...(this.#labels !== undefined ? { labels: { ...this.#labels } } : {}),
+        },
         spec: specOf(record),
       },
       signal !== undefined ? { signal } : {},
@@ -126,11 +152,39 @@ export class LeaseLock implements ResourceLock {
     if (last === undefined) {
       throw new Error(`LeaseLock ${this.describe()}: update before the Lease was read or created`);
     }
+    const metadata =
+      this.#labels !== undefined
+        ? { ...last.metadata, labels: { ...last.metadata?.labels, ...this.#labels } }
+        : last.metadata;
     const lease = await this.#leases().update(
-      { ...last, spec: specOf(record, last.spec) },
+      { ...last, ...(metadata !== undefined ? { metadata } : {}), spec: specOf(record, last.spec) },
       signal !== undefined ? { signal } : {},
     );
     return this.#remember(lease);
+  }
+
+  /**
+   * A Normal `LeaderElection` Event on the Lease, `<identity> <message>` (client-go's
+   * `LeaseLock.RecordEvent`); nothing without an event recorder.
+   */
+  recordEvent(message: string): void {
+    const recorder = this.#eventRecorder;
+    if (recorder === undefined) return;
+    const meta = this.#lease?.metadata;
+    recorder.event(
+      {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: {
+          name: this.name,
+          namespace: this.namespace,
+          ...(meta?.uid ? { uid: meta.uid } : {}),
+        },
+      },
+      "Normal",
+      "LeaderElection",
+      `${this.identity} ${message}`,
+    );
   }
 
   #leases(): CoordinationV1LeasesClient {

@@ -50,4 +50,10 @@ export interface ResourceLock {
    * read or wrote: a write by anyone else since then rejects with 409 Conflict.
    */
   update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<ObservedLeaderElectionRecord>;
+  /**
+   * Records an Event about the lock object, `<identity> <message>` (client-go's
+   * `RecordEvent`): the elector calls it with `became leader` and `stopped leading`. Optional;
+   * must not throw (a throw is logged).
+   */
+  recordEvent?(message: string): void;
 }

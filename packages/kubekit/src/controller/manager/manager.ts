@@ -19,6 +19,11 @@ import type { BaseInformerFactory } from "../../informers/base-informer-factory.
 import type { RequestMetrics } from "../../rest/index.js";
 import type { ControllerMetricsProvider } from "../metrics/controller-metrics.js";
 import { controllerMetricsProvider } from "../metrics/controller-metrics.js";
+import type { CachedClientOptions } from "../client/cached-client.js";
+import { CachedClient } from "../client/cached-client.js";
+import type { InformerCacheOptions } from "../client/informer-cache.js";
+import { InformerCache } from "../client/informer-cache.js";
+import { ControllerBuilder } from "../controller-builder.js";
 import type { EndpointHandler, EndpointResponse } from "./endpoint-server.js";
 import { EndpointServer } from "./endpoint-server.js";
 import type { HealthCheck } from "./health-checks.js";
@@ -26,6 +31,7 @@ import { HealthChecks } from "./health-checks.js";
 import { leaderElectionStatusMetric } from "../leaderelection/leader-election-metrics.js";
 import { LeaderElector } from "../leaderelection/leader-elector.js";
 import { LeaseLock } from "../leaderelection/lease-lock.js";
+import { LeaderHealthzAdaptor } from "../leaderelection/healthz-adaptor.js";
 import { ManagerError } from "./manager-error.js";
 import type { AwaitedInformer, ManagerDefaults } from "./manager-injection.js";
 import { injectManagerDefaults } from "./manager-injection.js";
@@ -61,6 +67,14 @@ export interface ManagerLeaderElectionOptions {
    * leader-only work has stopped).
    */
   readonly releaseOnCancel?: boolean;
+  /** Labels of the Lease (client-go's `LeaseLock.Labels`): set on create, merged on writes. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * The manager's `/healthz` check `leaderElection` (a {@link LeaderHealthzAdaptor}) fails
+   * when this replica leads but has not renewed the Lease for the lease duration plus this
+   * long (default 20000, kube-controller-manager's).
+   */
+  readonly healthzToleranceMs?: number;
 }
 
 /** Settings of a {@link Manager}. */
@@ -96,6 +110,14 @@ export interface ManagerOptions {
   readonly clock?: Clock;
   /** Where the manager and its leader election log (default: the console). */
   readonly logger?: Logger;
+  /** Settings of the cache-backed {@link Manager.client}: kinds never cached, unwatched kinds. */
+  readonly client?: CachedClientOptions;
+  /**
+   * Settings of the manager's informer cache, behind {@link Manager.client} and the
+   * controllers of {@link Manager.controller}: one namespace, resync, informer settings
+   * (default: every namespace, no resync, the manager's logger).
+   */
+  readonly cache?: InformerCacheOptions;
 }
 
 /**
@@ -226,8 +248,13 @@ export class Manager {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #healthz: HealthChecks;
+  /** The `/healthz` check of the leader election, when it is on. */
+  readonly #leaderHealthz: LeaderHealthzAdaptor | undefined;
   readonly #readyz: HealthChecks;
   readonly #factories: InformerFactoryLike[] = [];
+  /** The manager's own informers: those of the client and of the controllers it builds. */
+  readonly #cache: InformerCache;
+  readonly #client: CachedClient;
   readonly #runnables: Runnable[] = [];
   /** The informers each running controller waits on, by registration. */
   readonly #awaited = new Set<{
@@ -279,7 +306,20 @@ export class Manager {
         ? leaderElectionStatusMetric(this.metricFactory, options.leaderElection.name)
         : undefined;
     this.#kubeConfig = options.kubeConfig;
+    this.#cache = new InformerCache(() => this.clientset.restClient, {
+      ...options.cache,
+      informerOptions: { logger: this.#logger, ...options.cache?.informerOptions },
+    });
+    this.#factories.push(this.#cache);
+    this.#client = new CachedClient(this.#cache, () => this.clientset.restClient, options.client);
     this.#healthz = new HealthChecks("healthz", this.#logger);
+    this.#leaderHealthz =
+      options.leaderElection !== undefined
+        ? new LeaderHealthzAdaptor(options.leaderElection.healthzToleranceMs ?? 20_000)
+        : undefined;
+    if (this.#leaderHealthz !== undefined) {
+      this.#healthz.add(this.#leaderHealthz.name, this.#leaderHealthz.check);
+    }
     this.#readyz = new HealthChecks("readyz", this.#logger);
     this.#readyz.add(INFORMER_SYNC_CHECK, () => {
       if (this.#state !== "running") throw new Error("the manager is not running");
@@ -314,6 +354,27 @@ export class Manager {
       });
     }
     return this.#clientset;
+  }
+
+  /**
+   * The cache-backed client (controller-runtime's `mgr.GetClient()`): reads (`get`, `list`)
+   * from the manager's informers, created on first use, started with the manager and waited
+   * for; writes to the API server through {@link clientset}. Objects it reads are the cache's
+   * own, shared: never mutate them. See {@link CachedClient}.
+   */
+  get client(): CachedClient {
+    return this.#client;
+  }
+
+  /**
+   * A builder of a controller named `name` that this manager runs (controller-runtime's
+   * `builder.ControllerManagedBy(mgr).Named(name)`): its `for`, `owns` and `watches` take
+   * their informers from the manager's cache, and `complete(reconcile)` adds the controller.
+   *
+   * @throws {TypeError} when `name` is empty.
+   */
+  controller(name: string): ControllerBuilder {
+    return new ControllerBuilder(name, { cache: this.#cache, add: (c) => this.add(c) });
   }
 
   /** The port `/metrics` listens on, once `start` has bound it. */
@@ -403,6 +464,7 @@ export class Manager {
     if (this.#state !== "new")
       throw new ManagerError("AlreadyStarted", "start() may only be called once");
     this.#state = "running";
+    this.#cache.starting(); // reads of the client wait for the caches from now on
     const servers: EndpointServer[] = [];
     const caches = new AbortController();
     const runnables = new AbortController();
@@ -549,7 +611,9 @@ export class Manager {
     });
     this.#leaderStatus?.set(0);
     const elector = new LeaderElector({
-      lock: new LeaseLock(lockClient, options.namespace, options.name, identity),
+      lock: new LeaseLock(lockClient, options.namespace, options.name, identity, {
+        ...(options.labels !== undefined ? { labels: options.labels } : {}),
+      }),
       ...(options.leaseDurationMs !== undefined
         ? { leaseDurationMs: options.leaseDurationMs }
         : {}),
@@ -581,6 +645,7 @@ export class Manager {
       },
     });
     this.#elector = elector;
+    this.#leaderHealthz?.setLeaderElector(elector);
     this.#lockClient = lockClient;
     return elector.run(signals.election).catch((error: unknown) => {
       this.#fail(new ManagerError("RunnableFailed", "leader election failed", { cause: error }));

@@ -29,6 +29,13 @@ export interface ReconcileMetrics {
    * error counted (a terminal one twice: in the errors and in the terminal errors).
    */
   reconciled(outcome: ReconcileOutcome, seconds: number, terminal: boolean): void;
+  /**
+   * A reconcile, or a source's predicate, handler or map function, panicked
+   * (`controller_runtime_reconcile_panics_total`; see `Controller` for what counts).
+   */
+  panicked(): void;
+  /** A reconcile outlived `reconcileTimeoutMs` (`controller_runtime_reconcile_timeouts_total`). */
+  timedOut(): void;
 }
 
 /**
@@ -58,6 +65,8 @@ export const RECONCILE_TIME_BUCKETS: readonly number[] = [
  * `controller_runtime_reconcile_total{controller,result}`,
  * `controller_runtime_reconcile_errors_total{controller}`,
  * `controller_runtime_terminal_reconcile_errors_total{controller}`,
+ * `controller_runtime_reconcile_panics_total{controller}`,
+ * `controller_runtime_reconcile_timeouts_total{controller}`,
  * `controller_runtime_reconcile_time_seconds{controller}` (histogram),
  * `controller_runtime_max_concurrent_reconciles{controller}`,
  * `controller_runtime_active_workers{controller}`; and the workqueue's (see
@@ -78,6 +87,16 @@ export function controllerMetricsProvider(factory: MetricFactory): ControllerMet
   const terminalErrors = factory.counter({
     name: "controller_runtime_terminal_reconcile_errors_total",
     help: "Total number of terminal reconciliation errors per controller",
+    labelNames: ["controller"],
+  });
+  const panics = factory.counter({
+    name: "controller_runtime_reconcile_panics_total",
+    help: "Total number of reconciliation panics per controller",
+    labelNames: ["controller"],
+  });
+  const timeouts = factory.counter({
+    name: "controller_runtime_reconcile_timeouts_total",
+    help: "Total number of reconciliation timeouts per controller",
     labelNames: ["controller"],
   });
   const time = factory.histogram({
@@ -102,6 +121,8 @@ export function controllerMetricsProvider(factory: MetricFactory): ControllerMet
       const byOutcome = new Map(OUTCOMES.map((o) => [o, total.labels(controller, o)] as const));
       const errorCount = errors.labels(controller);
       const terminalCount = terminalErrors.labels(controller);
+      const panicCount = panics.labels(controller);
+      const timeoutCount = timeouts.labels(controller);
       const duration = time.labels(controller);
       const workers = maxConcurrent.labels(controller);
       const activeWorkers = active.labels(controller);
@@ -114,6 +135,8 @@ export function controllerMetricsProvider(factory: MetricFactory): ControllerMet
           if (outcome === "error") errorCount.inc();
           if (terminal) terminalCount.inc();
         },
+        panicked: () => panicCount.inc(),
+        timedOut: () => timeoutCount.inc(),
       };
     },
   };
