@@ -11,8 +11,9 @@ import type { JSONSchemaProps, ValidationRule } from "../schema-props.js";
 import { compileCelExpression, type CelProgram } from "./compile-expression.js";
 import { DECL, type DeclType, optionalDecl } from "./decl-type.js";
 import type { CompiledRule, RuleNode } from "./rule-tree.js";
-import { checkRuleFieldPath } from "./rule-field-path.js";
 import { SchemaCelValidator } from "./schema-cel-validator.js";
+import { resolveFieldPath } from "../structural/field-path.js";
+import type { SchemaNode } from "../structural/schema-node.js";
 import { multiplyCardinality, schemaDeclType } from "./schema-decl-type.js";
 
 /** kube's largest estimated cost of one expression (`StaticEstimatedCostLimit`). */
@@ -258,9 +259,11 @@ function compileRule(
   }
   let fieldPathSuffix = "";
   if (typeof rule.fieldPath === "string" && rule.fieldPath !== "") {
-    const fp = checkRuleFieldPath(rule.fieldPath, s);
-    if (fp.ok) fieldPathSuffix = fp.suffix;
-    else
+    // Resolved as selectable fields are (kube's ValidFieldPath), appended to the node's path.
+    const fp = resolveFieldPath(rule.fieldPath, s as unknown as SchemaNode);
+    if (!("error" in fp)) {
+      fieldPathSuffix = fp.path === "" || fp.path.startsWith("[") ? fp.path : `.${fp.path}`;
+    } else
       errors.push(
         fieldInvalid(
           `${rulePath}.fieldPath`,
