@@ -25,6 +25,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Two workers on CI's two cores: most of a test's time is waiting on loopback I/O and
+    // module loading, and the suite passes with both cores busy (tests wait on conditions,
+    // never on timings).
+    maxWorkers: 2,
     // A test that leaves an unhandled rejection fails the run.
     dangerouslyIgnoreUnhandledErrors: false,
     projects: [
