@@ -51,7 +51,7 @@ spec:
     metadata: {labels: {app: agent}}
     spec:
       containers:
-      - {name: agent, image: "busybox:1.36"}
+      - {name: agent, image: "busybox:1.36", command: [sleep, "3600"]}
 `;
 
 describe.skipIf(!hasKubectl)("kubectl with StatefulSets and DaemonSets on kubekit serve", () => {

@@ -3,12 +3,35 @@
  * server with its simulated cluster: its CRD installed with `installCrds`, a Website created
  * through the generated accessor becomes Ready once its Deployment is available, a change of the
  * Website rolls through, and deleting it goes through the operator's finalizer, which deletes the
- * Deployment and the Service.
+ * Deployment and the Service. The operator's Manager also runs its WebhookServer, registered
+ * from the example's webhook manifests with `installWebhooks` (generated certificates, the
+ * `service` clientConfigs pointed at the local server): a Website without replicas gets them
+ * from the defaulting webhook, the validating webhook's denial reaches the client in kube's
+ * wording, and its warning as a `Warning` header.
  */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Clientset, findStatusCondition, isNotFound, isStatusConditionTrue } from "kubekit";
-import { installCrds } from "@kubekit/cluster";
+import { Registry } from "prom-client";
+import { parseAllDocuments } from "yaml";
+import type {
+  MutatingWebhookConfiguration,
+  ValidatingWebhookConfiguration,
+} from "kubernetes-types/admissionregistration/v1.js";
+import {
+  Clientset,
+  PrometheusMetricFactory,
+  StatusError,
+  WebhookServer,
+  findStatusCondition,
+  isNotFound,
+  isStatusConditionTrue,
+  noopLogger,
+  type Warning,
+} from "kubekit";
+import { generateWebhookCertificates, installCrds, installWebhooks } from "@kubekit/cluster";
 import {
   websites,
   type Website,
@@ -22,6 +45,30 @@ import { eventually, useServer } from "../support/server-test-helpers.js";
 const CRD = fileURLToPath(
   new URL("../../packages/cluster/examples/website-operator/website-crd.yaml", import.meta.url),
 );
+const WEBHOOKS = fileURLToPath(
+  new URL(
+    "../../packages/cluster/examples/website-operator/webhook/website-webhooks.yaml",
+    import.meta.url,
+  ),
+);
+
+/** The example's webhook configurations, as a user applies them. */
+async function webhookManifests(): Promise<{
+  validating: ValidatingWebhookConfiguration[];
+  mutating: MutatingWebhookConfiguration[];
+}> {
+  const documents = parseAllDocuments(await readFile(WEBHOOKS, "utf8")).map(
+    (doc) => doc.toJS() as ValidatingWebhookConfiguration | MutatingWebhookConfiguration,
+  );
+  return {
+    validating: documents.filter(
+      (d): d is ValidatingWebhookConfiguration => d.kind === "ValidatingWebhookConfiguration",
+    ),
+    mutating: documents.filter(
+      (d): d is MutatingWebhookConfiguration => d.kind === "MutatingWebhookConfiguration",
+    ),
+  };
+}
 
 /** Whether `read` rejects with NotFound. */
 async function gone(read: () => Promise<unknown>): Promise<boolean> {
@@ -39,19 +86,43 @@ describe("the website-operator example", () => {
   const stop = new AbortController();
   let running: Promise<void> | undefined;
   let cs: Clientset;
+  let certDir: string;
+  const warnings: string[] = [];
 
   beforeAll(async () => {
     const { server } = harness;
     await installCrds({ server, paths: [CRD] });
-    cs = new Clientset({ ...server.kubeConfig().restConfig(), qps: -1 });
-    running = websiteOperator({ kubeConfig: server.kubeConfig(), namespace: "default" }).start(
-      stop.signal,
+    cs = new Clientset(
+      { ...server.kubeConfig().restConfig(), qps: -1 },
+      { warningHandler: (warning: Warning) => warnings.push(warning.text) },
     );
+    certDir = await mkdtemp(join(tmpdir(), "website-webhooks-"));
+    const { caPem } = await generateWebhookCertificates({ certDir });
+    const webhookServer = new WebhookServer({
+      port: 0,
+      certDir,
+      logger: noopLogger,
+      metricFactory: new PrometheusMetricFactory({ registry: new Registry() }),
+    });
+    running = websiteOperator({
+      kubeConfig: server.kubeConfig(),
+      namespace: "default",
+      webhookServer,
+    }).start(stop.signal);
+    const port = await eventually("the webhook server serving", async () => webhookServer.port);
+    await installWebhooks({
+      server,
+      ca: caPem,
+      baseUrl: `https://127.0.0.1:${port}`,
+      ...(await webhookManifests()),
+    });
   });
 
   afterAll(async () => {
     stop.abort();
     await running;
+    await cs?.restClient.transport.close();
+    await rm(certDir, { recursive: true, force: true });
   });
 
   /** The Website once `check` holds for it. */
@@ -122,6 +193,58 @@ describe("the website-operator example", () => {
     const deployment = await cs.appsV1.deployments("default").get("blog");
     expect(deployment.spec?.replicas).toBe(1);
     expect(deployment.spec?.template?.spec?.containers[0]?.image).toBe("nginx:1.28");
+  });
+
+  it("defaults the replicas of a Website that sets none from its tier", async () => {
+    const created = await websites(cs, "default").create({
+      metadata: { name: "shop" },
+      spec: { image: "nginx:1.27", tier: "large" },
+    });
+    expect(created.spec).toEqual({ image: "nginx:1.27", tier: "large", replicas: 3 });
+    const small = await websites(cs, "default").create(
+      { metadata: { name: "notes" }, spec: { image: "nginx:1.27" } },
+      { dryRun: ["All"] },
+    );
+    expect(small.spec).toEqual({ image: "nginx:1.27", tier: "small", replicas: 1 });
+    await websites(cs, "default").delete("shop");
+    await eventually(
+      "the defaulted Website gone",
+      async () => ((await gone(() => websites(cs, "default").get("shop"))) ? true : undefined),
+      30_000,
+    );
+  });
+
+  it("denies a small Website with too many replicas, on create and on update", async () => {
+    const denial =
+      'admission webhook "validate.websites.example.com" denied the request: ' +
+      "spec.replicas: Invalid value: 5: a small Website runs at most 3 replicas; set spec.tier to large";
+    const error = await websites(cs, "default")
+      .create({ metadata: { name: "crowded" }, spec: { image: "nginx:1.27", replicas: 5 } })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(StatusError);
+    expect((error as StatusError).code).toBe(403);
+    expect((error as StatusError).message).toBe(denial);
+    expect(await gone(() => websites(cs, "default").get("crowded"))).toBe(true);
+    const blog = await websites(cs, "default").get("blog");
+    await expect(
+      websites(cs, "default").update({ ...blog, spec: { image: "nginx:1.28", replicas: 5 } }),
+    ).rejects.toThrow(denial);
+    const large = await websites(cs, "default").create(
+      { metadata: { name: "crowded" }, spec: { image: "nginx:1.27", tier: "large", replicas: 5 } },
+      { dryRun: ["All"] },
+    );
+    expect(large.spec?.replicas).toBe(5);
+  });
+
+  it("passes the validating webhook's warning about a named port back to the client", async () => {
+    warnings.length = 0;
+    await websites(cs, "default").create(
+      { metadata: { name: "named" }, spec: { image: "nginx:1.27", port: "web" } },
+      { dryRun: ["All"] },
+    );
+    expect(warnings).toEqual([
+      'spec.port: the named port "web" is deprecated and ignored; set a port number',
+    ]);
   });
 
   it("deletes the Deployment and the Service through its finalizer when the Website is deleted", async () => {

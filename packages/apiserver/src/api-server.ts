@@ -9,25 +9,42 @@ import type { Duplex } from "node:stream";
 import { KubeConfig, realClock, type Clock, type JsonObject } from "kubekit";
 import { ApiHandler } from "./endpoints/api-handler.js";
 import type { AuthenticationConfig, UserInfo } from "./auth/authentication.js";
+import type { AuthorizationMode } from "./authorization/authorizer.js";
+import { ClusterRoleAggregationController } from "./authorization/cluster-role-aggregation.js";
+import {
+  authorizationModeOf,
+  createServerAccess,
+  installBootstrapPolicy,
+} from "./authorization/server-access.js";
 import {
   createCertificateAuthority,
   type CertificateAuthority,
   type PemKeyPair,
 } from "./auth/certificates.js";
+import {
+  signCertificateRequest,
+  type CertificateSigningOptions,
+} from "./certificates/csr-signer.js";
 import { ConnectionOrder } from "./server/connection-order.js";
 import { ContainerHandlers } from "./containers/container-handlers.js";
-import { BuiltInContainers } from "./containers/shell/built-in-containers.js";
+import {
+  BuiltInContainers,
+  type ContainerProcess,
+  type ContainerProcessRequest,
+} from "./containers/shell/built-in-containers.js";
 import { DEFAULT_EVENT_TTL_MS, EventExpiry } from "./controllers/event-expiry.js";
 import { DeferredWork } from "./controllers/controller-runner.js";
 import { CrdController } from "./controllers/crd-controller.js";
 import { ServerFaults } from "./server/faults.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
+import { KubernetesServiceController } from "./controllers/kubernetes-service.js";
 import {
   buildKubeconfig,
   writeKubeconfigFile,
   type KubeconfigDocument,
 } from "./auth/kubeconfig-file.js";
 import { NamespaceController } from "./controllers/namespace-controller.js";
+import { ValidatingAdmissionPolicyStatusController } from "./controllers/validating-admission-policy-status.js";
 import { PodLogs } from "./containers/pod-logs.js";
 import { ResourceRegistry } from "./registry/registry.js";
 import { endpointsFor } from "./endpoints/resource-endpoints.js";
@@ -46,13 +63,26 @@ export interface ApiServerOptions {
   readonly tls?: boolean;
   /**
    * Authentication. Tokens map bearer tokens to users; `clientCertificates` accepts client
-   * certificates signed by the server's CA (needs `tls`). Without it every request is anonymous.
+   * certificates signed by the server's CA (needs `tls`); service-account tokens (TokenRequest,
+   * legacy token Secrets) are accepted whenever `auth` is given. Requests without credentials
+   * are `system:anonymous` unless `anonymous: false` (401); under AlwaysAllow an anonymous
+   * request may then only `GET /version`, `/healthz`, `/livez` and `/readyz` (403 otherwise,
+   * as with a real cluster's RBAC policy), unless `anonymous: true` is given explicitly.
+   * Without `auth` every request is anonymous and allowed.
    */
   readonly auth?: {
     readonly tokens?: Readonly<Record<string, UserInfo | string>>;
     readonly clientCertificates?: boolean;
     readonly anonymous?: boolean;
   };
+  /**
+   * The authorizer, as kube-apiserver's `--authorization-mode` (default "AlwaysAllow"). "RBAC"
+   * enforces Roles, ClusterRoles and their bindings, starting from kube's bootstrap policy
+   * (cluster-admin for `system:masters`, admin/edit/view aggregated, ...). RBAC implies
+   * `tls: true` (clients send credentials only over HTTPS; `tls: false` is refused) and client
+   * certificates: the kubeconfig carries an admin certificate in `system:masters`.
+   */
+  readonly authorization?: AuthorizationMode;
   /** Changes kept for watch replay and consistent pagination (default 10 000). */
   readonly historySize?: number;
   /** Interval of watch bookmarks (default 60 000 ms, like kube-apiserver). */
@@ -129,12 +159,14 @@ export class ApiServer {
   readonly containers: ContainerHandlers;
   readonly #sockets = new Set<Socket>();
   readonly #upgrades: UpgradeHandler;
+  readonly #builtIns: BuiltInContainers;
   readonly #watches: WatchRegistry;
   readonly #work = new DeferredWork();
   readonly #eventExpiry: EventExpiry;
   #server: HttpServer | undefined;
   #boundPort = 0;
   readonly #preShutdownHooks = new Map<string, () => Promise<void>>();
+  readonly #kubernetesService: KubernetesServiceController;
 
   readonly #ctx: ServerContext;
   readonly #options: ApiServerOptions;
@@ -157,6 +189,11 @@ export class ApiServer {
     this.#authConfig = authConfig;
     this.#adminToken = adminToken;
     this.#eventExpiry = new EventExpiry(ctx, options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
+    this.#kubernetesService = new KubernetesServiceController(
+      ctx,
+      this.#work,
+      () => this.#boundPort,
+    );
     this.#watches = new WatchRegistry(ctx.behaviour.maxTotalWatchBacklogBytes);
     this.containers = ctx.containers;
     this.faults = new ServerFaults({
@@ -169,7 +206,8 @@ export class ApiServer {
       compactHistory: () => this.#ctx.storage.compact(),
       restart: () => this.#restart(),
     });
-    this.#upgrades = new UpgradeHandler(ctx, this.faults, authConfig, new BuiltInContainers(ctx));
+    this.#builtIns = new BuiltInContainers(ctx);
+    this.#upgrades = new UpgradeHandler(ctx, this.faults, this.#builtIns);
   }
 
   /**
@@ -193,7 +231,9 @@ export class ApiServer {
    * }
    * ```
    */
-  static async start(options: ApiServerOptions = {}): Promise<ApiServer> {
+  static async start(requested: ApiServerOptions = {}): Promise<ApiServer> {
+    const options = withAuthorizationDefaults(requested);
+    const authorization = authorizationModeOf(options.authorization);
     const clock = options.clock ?? realClock;
     const behaviour: ServerBehaviour = {
       historySize: options.historySize ?? 10_000,
@@ -209,13 +249,16 @@ export class ApiServer {
         gitVersion: `v1.${options.minorVersion ?? "32"}.0-kubekit`,
       },
     };
+    const storage = new Storage(behaviour.historySize);
+    const { access, firstToken } = createServerAccess(storage, clock, options.auth, authorization);
     const ctx: ServerContext = {
-      storage: new Storage(behaviour.historySize),
+      storage,
       registry: new ResourceRegistry(),
       clock,
       behaviour,
       podLogs: new PodLogs(),
       containers: new ContainerHandlers(),
+      access,
     };
     let certificates:
       { authority: CertificateAuthority; serving: PemKeyPair; client?: PemKeyPair } | undefined;
@@ -230,21 +273,9 @@ export class ApiServer {
         : undefined;
       certificates = { authority, serving, ...(client ? { client } : {}) };
     }
-    let authConfig: AuthenticationConfig | undefined;
-    let adminToken: string | undefined;
-    if (options.auth) {
-      const tokens: Record<string, UserInfo> = {};
-      for (const [token, user] of Object.entries(options.auth.tokens ?? {})) {
-        tokens[token] = typeof user === "string" ? { name: user, groups: [] } : user;
-      }
-      adminToken = Object.keys(tokens)[0];
-      authConfig = {
-        ...(options.auth.tokens ? { tokens } : {}),
-        ...(options.auth.clientCertificates ? { clientCertificates: true } : {}),
-        ...(options.auth.anonymous !== undefined ? { anonymous: options.auth.anonymous } : {}),
-      };
-    }
-    const server = new ApiServer(ctx, options, certificates, authConfig, adminToken);
+    // With RBAC the kubeconfig carries the admin certificate (system:masters), not a token.
+    const adminToken = authorization === "RBAC" ? undefined : firstToken;
+    const server = new ApiServer(ctx, options, certificates, access.authentication, adminToken);
     server.#installControllers();
     const ops = new ResourceOperations(ctx);
     for (const name of SYSTEM_NAMESPACES) {
@@ -260,7 +291,9 @@ export class ApiServer {
         },
       );
     }
+    if (authorization === "RBAC") installBootstrapPolicy(ctx);
     await server.#listen(options.port ?? 0);
+    server.#kubernetesService.ensure();
     return server;
   }
 
@@ -299,6 +332,22 @@ export class ApiServer {
     if (!this.#certificates)
       throw new Error("issueClientCertificate needs a server started with tls: true");
     return this.#certificates.authority.issueClient({ user, groups });
+  }
+
+  /**
+   * Issues the certificate a CertificateSigningRequest asks for, from the server's CA (the CA
+   * client certificates are verified against, so the certificate authenticates to this
+   * server): what the simulated cluster's `csrsigning` controller calls for approved CSRs of
+   * the `kubernetes.io/kube-apiserver-client` and `kubernetes.io/kube-apiserver-client-kubelet`
+   * signers. Returns the certificate PEM.
+   *
+   * @throws {Error} when the server was not started with `tls: true` (there is no CA).
+   * @throws {CertificateSigningError} for a request the signer refuses (kube's messages).
+   */
+  async signClientCertificate(csrPem: string, options: CertificateSigningOptions): Promise<string> {
+    if (!this.#certificates)
+      throw new Error("signClientCertificate needs a server started with tls: true");
+    return signCertificateRequest(this.#certificates.authority.ca, csrPem, options);
   }
 
   /**
@@ -352,6 +401,18 @@ export class ApiServer {
   }
 
   /**
+   * Starts a container's main process in the built-in userland, as the simulated kubelet does
+   * when a container starts: its `command` + `args` (or the image's default command) run on
+   * the server's clock, with the container's environment (its `env`, the Service variables)
+   * and its file system (the one `exec` sessions see); what it prints goes to the container's
+   * log. `undefined` when the executable is not in the built-in userland (an application
+   * binary): the caller simulates that container otherwise. See `BuiltInContainers.startProcess`.
+   */
+  startContainerProcess(request: ContainerProcessRequest): ContainerProcess | undefined {
+    return this.#builtIns.startProcess(request);
+  }
+
+  /**
    * Registers work to finish before the server shuts down, as kube's generic API server's
    * `AddPreShutdownHook` (`staging/src/k8s.io/apiserver/pkg/server/hooks.go`): {@link stop}
    * runs every hook, in the order added, while the server still answers, so components
@@ -383,6 +444,7 @@ export class ApiServer {
     const failures: unknown[] = [];
     for (const hook of hooks) await hook().catch((err: unknown) => failures.push(err));
     this.#work.stop();
+    this.#builtIns.stopAll();
     this.#eventExpiry.stop();
     for (const w of [...this.#watches.streams]) w.destroy();
     await this.#close();
@@ -393,10 +455,16 @@ export class ApiServer {
     const ns = new NamespaceController(this.#ctx, this.#work);
     const crd = new CrdController(this.#ctx, this.#work);
     const gc = new GarbageCollector(this.#ctx, this.#work);
+    const aggregation = new ClusterRoleAggregationController(this.#ctx, this.#work);
+    const vapStatus = new ValidatingAdmissionPolicyStatusController(this.#ctx, this.#work);
+    const kubernetesService = this.#kubernetesService;
     this.#ctx.storage.subscribe((e) => {
       ns.onEvent(e);
+      kubernetesService.onEvent(e);
       crd.onEvent(e);
       gc.onEvent(e);
+      aggregation.onEvent(e);
+      vapStatus.onEvent(e);
       this.#eventExpiry.onEvent(e);
       if (e.type === "DELETED") {
         const entry = this.#ctx.registry.entriesFor(e.resource)[0];
@@ -410,7 +478,6 @@ export class ApiServer {
       this.#ctx,
       this.#watches,
       this.faults,
-      this.#authConfig,
       () => `127.0.0.1:${this.#boundPort}`,
     );
     const order = new ConnectionOrder();
@@ -482,4 +549,17 @@ export class ApiServer {
     await this.#close();
     await this.#listen(this.#boundPort);
   }
+}
+
+/**
+ * The options RBAC implies: HTTPS (clients send credentials only over TLS) and client
+ * certificates, so that the kubeconfig's admin certificate (`system:masters`) authenticates.
+ *
+ * @throws {TypeError} for `authorization: "RBAC"` with `tls: false`.
+ */
+function withAuthorizationDefaults(options: ApiServerOptions): ApiServerOptions {
+  if (options.authorization !== "RBAC") return options;
+  if (options.tls === false)
+    throw new TypeError('authorization "RBAC" needs tls: clients send credentials only over HTTPS');
+  return { ...options, tls: true, auth: { ...options.auth, clientCertificates: true } };
 }

@@ -15,9 +15,28 @@ export {
   type PortForwardHandler,
   type PortForwardRequest,
 } from "./containers/container-handlers.js";
+export type {
+  ContainerProcess,
+  ContainerProcessRequest,
+} from "./containers/shell/built-in-containers.js";
 export type { ResourceRequestInfo } from "./endpoints/request-info.js";
 export type { UserInfo } from "./auth/authentication.js";
-export type { PemKeyPair } from "./auth/certificates.js";
+export type { AuthorizationMode } from "./authorization/authorizer.js";
+export {
+  createCertificateAuthority,
+  type CertificateAuthority,
+  type CertificateAuthorityOptions,
+  type ClientCertificateOptions,
+  type PemKeyPair,
+  type ServingCertificateOptions,
+} from "./auth/certificates.js";
+export {
+  CertificateSigningError,
+  KUBE_APISERVER_CLIENT_SIGNER,
+  KUBE_APISERVER_CLIENT_KUBELET_SIGNER,
+  type CertificateSigningOptions,
+} from "./certificates/csr-signer.js";
+export { USAGE_ANNOTATIONS } from "./metrics-api/resource-usage.js";
 export type {
   KubeconfigDocument,
   KubeconfigNamedCluster,

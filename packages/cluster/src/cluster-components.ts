@@ -1,8 +1,10 @@
 import type { Runnable } from "kubekit";
 import type { ClusterContext } from "./cluster-context.js";
+import { csrSigningController } from "./certificates/csr-signing-controller.js";
 import { cronJobController } from "./cron-job/cron-job-controller.js";
 import { daemonSetController } from "./daemon-set/daemon-set-controller.js";
 import { deploymentController } from "./deployment/deployment-controller.js";
+import { disruptionController } from "./disruption/disruption-controller.js";
 import { endpointSliceController } from "./endpoint-slice/endpoint-slice-controller.js";
 import { jobController } from "./job/job-controller.js";
 import { kubelet } from "./kubelet/kubelet.js";
@@ -28,4 +30,6 @@ export const CONTROLLER_MANAGER: Readonly<Record<ClusterControllerName, Componen
   cronjob: cronJobController,
   endpointslice: endpointSliceController,
   serviceaccount: serviceAccountController,
+  disruption: disruptionController,
+  csrsigning: csrSigningController,
 };

@@ -1,3 +1,8 @@
+import type {
+  CertificateSigningOptions,
+  ContainerProcess,
+  ContainerProcessRequest,
+} from "@kubekit/apiserver";
 import type { Clientset, Clock, EventRecorder, Logger, SharedInformerFactory } from "kubekit";
 
 /** The settings every simulated component reads, with their defaults applied. */
@@ -55,4 +60,21 @@ export interface ClusterContext {
    * lines, stamped with the clock's time.
    */
   appendContainerLog(namespace: string, pod: string, container: string, text: string): void;
+  /**
+   * Starts a container's main process in the embedded API server's built-in userland
+   * (`ApiServer.startContainerProcess`); absent against a server by kubeconfig, where
+   * containers are simulated by their annotations and defaults only.
+   */
+  readonly startContainerProcess?: (
+    request: ContainerProcessRequest,
+  ) => ContainerProcess | undefined;
+  /**
+   * Issues a certificate from the API server's CA for a CSR's PEM request (the embedded
+   * server's `ApiServer.signClientCertificate`); absent against a server by kubeconfig or one
+   * without TLS (the `csrsigning` controller then signs nothing).
+   */
+  readonly signCertificate?: (
+    csrPem: string,
+    options: CertificateSigningOptions,
+  ) => Promise<string>;
 }

@@ -32,3 +32,18 @@ export {
 export { installCrds, uninstallCrds } from "./envtest/crd-installation.js";
 export type { CrdInstallOptions } from "./envtest/crd-install-options.js";
 export { CrdWaitTimeoutError } from "./envtest/crd-install-errors.js";
+export {
+  generateWebhookCertificates,
+  type WebhookCertificateOptions,
+  type WebhookCertificates,
+} from "./envtest/webhook-certificates.js";
+export {
+  withCaBundle,
+  type CaBundleOptions,
+  type WebhookCallingObject,
+} from "./envtest/webhook-ca-bundle.js";
+export {
+  installWebhooks,
+  type InstalledWebhooks,
+  type WebhookInstallOptions,
+} from "./envtest/webhook-installation.js";

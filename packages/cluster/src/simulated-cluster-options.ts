@@ -1,3 +1,4 @@
+import { USAGE_ANNOTATIONS } from "@kubekit/apiserver";
 import type { Logger } from "kubekit";
 
 /**
@@ -45,6 +46,8 @@ export const CLUSTER_CONTROLLER_NAMES = [
   "cronjob",
   "endpointslice",
   "serviceaccount",
+  "disruption",
+  "csrsigning",
 ] as const;
 
 /** A controller name of {@link CLUSTER_CONTROLLER_NAMES}. */
@@ -73,4 +76,11 @@ export const SIMULATION_ANNOTATIONS = {
    * being deleted is removed after this, or after its grace period if that is shorter.
    */
   terminationMs: "simulation.kubekit.dev/termination-ms",
+  /**
+   * The CPU the containers use, as the metrics API (`kubectl top`) reports it, e.g. `"250m"`
+   * (default: the container's CPU request, else 1m). Served by the embedded API server.
+   */
+  usageCpu: USAGE_ANNOTATIONS.cpu,
+  /** The memory the containers use, e.g. `"64Mi"` (default: the memory request, else 4Mi). */
+  usageMemory: USAGE_ANNOTATIONS.memory,
 } as const;

@@ -1,4 +1,4 @@
-import type { ApiServer } from "@kubekit/apiserver";
+import type { ApiServer, CertificateSigningOptions } from "@kubekit/apiserver";
 import { Registry } from "prom-client";
 import {
   Clientset,
@@ -35,6 +35,10 @@ export interface ClusterTarget {
   readonly kubernetesMinor: string;
   /** Writes container output where `pods/log` serves it. */
   appendContainerLog(namespace: string, pod: string, container: string, text: string): void;
+  /** Runs a container's command where `exec` reaches it (the embedded server only). */
+  readonly startContainerProcess?: ClusterContext["startContainerProcess"];
+  /** Issues certificates from the server's CA (the embedded server with TLS only). */
+  readonly signCertificate?: ClusterContext["signCertificate"];
 }
 
 /** How long a stop waits for the components to settle (they are aborted first). */
@@ -161,6 +165,10 @@ export class SimulatedCluster {
       },
       appendContainerLog: (namespace, pod, container, text) =>
         target.appendContainerLog(namespace, pod, container, text),
+      ...(target.startContainerProcess
+        ? { startContainerProcess: target.startContainerProcess }
+        : {}),
+      ...(target.signCertificate ? { signCertificate: target.signCertificate } : {}),
     };
     const manager = new Manager({
       kubeConfig: target.kubeConfig,
@@ -254,6 +262,13 @@ export async function startCluster(options: StartClusterOptions): Promise<Simula
         kubernetesMinor: server.version.minor,
         appendContainerLog: (namespace, pod, container, text) =>
           server.appendPodLog(namespace, pod, container, text),
+        startContainerProcess: (request) => server.startContainerProcess(request),
+        ...(server.caPem !== undefined
+          ? {
+              signCertificate: (csrPem: string, signing: CertificateSigningOptions) =>
+                server.signClientCertificate(csrPem, signing),
+            }
+          : {}),
       },
       clusterOptions,
     );

@@ -24,6 +24,12 @@ const WRONG_TOKEN = "wr0ng-t0ken-value";
 const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 const KUBECTL_TIMEOUT_MS = 20_000;
 
+/** kube's 403 for system:anonymous, `forbidden: User "system:anonymous" cannot get path "/api"` and the like. */
+function expectAnonymousForbidden(res: RawResponse, message: string): void {
+  expect(res.status).toBe(403);
+  expect(res.json).toMatchObject({ kind: "Status", reason: "Forbidden", code: 403, message });
+}
+
 function expectUnauthorized(res: RawResponse, secret?: string): void {
   expect(res.status).toBe(401);
   expect(header(res, "content-type")).toMatch(/^application\/json/);
@@ -201,16 +207,26 @@ describe("TLS with bearer tokens", () => {
     }
   });
 
-  it("a missing token gets 401, and so does another auth scheme", async () => {
+  it("a request without a token (or with another scheme) is system:anonymous: 403 but /version", async () => {
     const client = ApiClient.for(server);
     try {
-      expectUnauthorized(await client.get("/api/v1/namespaces"));
-      expectUnauthorized(await client.get("/api"));
-      expectUnauthorized(await client.get("/openapi/v3"));
-      expectUnauthorized(
-        await client.get("/api/v1/namespaces", { headers: { authorization: `Basic ${TOKEN}` } }),
-        TOKEN,
+      const namespaces =
+        'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope';
+      expectAnonymousForbidden(await client.get("/api/v1/namespaces"), namespaces);
+      expectAnonymousForbidden(
+        await client.get("/api"),
+        'forbidden: User "system:anonymous" cannot get path "/api"',
       );
+      expectAnonymousForbidden(
+        await client.get("/openapi/v3"),
+        'forbidden: User "system:anonymous" cannot get path "/openapi/v3"',
+      );
+      const basic = await client.get("/api/v1/namespaces", {
+        headers: { authorization: `Basic ${TOKEN}` },
+      });
+      expectAnonymousForbidden(basic, namespaces);
+      expect(basic.text).not.toContain(TOKEN);
+      expect((await client.get("/version")).status).toBe(200);
     } finally {
       await client.close();
     }
@@ -241,20 +257,31 @@ describe("TLS with bearer tokens", () => {
   }
 
   it("health endpoints answer GET and HEAD of their named checks only, and 401 a rejected token", async () => {
+    const admin = ApiClient.for(server, { token: TOKEN });
     const anonymous = ApiClient.for(server);
     const wrong = ApiClient.for(server, { token: WRONG_TOKEN });
     try {
       for (const path of ["/healthz", "/livez", "/readyz", "/healthz/ping", "/readyz/etcd"]) {
-        expect((await anonymous.get(path)).status, path).toBe(200);
-        expect((await anonymous.request("HEAD", path)).status, path).toBe(200);
+        expect((await admin.get(path)).status, path).toBe(200);
+        expect((await admin.request("HEAD", path)).status, path).toBe(200);
         for (const method of ["POST", "PUT", "DELETE", "PATCH"])
-          expect((await anonymous.request(method, path)).status, `${method} ${path}`).toBe(405);
+          expect((await admin.request(method, path)).status, `${method} ${path}`).toBe(405);
         expect((await wrong.get(path)).status, `wrong token ${path}`).toBe(401);
         expect((await wrong.request("POST", path)).status, `wrong token POST ${path}`).toBe(401);
       }
       for (const path of ["/healthz/anything", "/livez/x/y", "/readyz/nope"])
-        expect((await anonymous.get(path)).status, path).toBe(404);
+        expect((await admin.get(path)).status, path).toBe(404);
+      // system:public-info-viewer: GET of the exact paths only (kube's bootstrap rule).
+      for (const path of ["/healthz", "/livez", "/readyz", "/version", "/version/"])
+        expect((await anonymous.get(path)).status, path).toBe(200);
+      expect((await anonymous.request("HEAD", "/healthz")).status).toBe(403);
+      expect((await anonymous.request("POST", "/healthz")).status).toBe(403);
+      expectAnonymousForbidden(
+        await anonymous.get("/healthz/ping"),
+        'forbidden: User "system:anonymous" cannot get path "/healthz/ping"',
+      );
     } finally {
+      await admin.close();
       await anonymous.close();
       await wrong.close();
     }
@@ -265,7 +292,10 @@ describe("TLS with bearer tokens", () => {
     try {
       for (const authorization of [`Bearer  ${TOKEN}`, `Bearer\t${TOKEN}`]) {
         const res = await client.get("/api/v1/namespaces", { headers: { authorization } });
-        expect(res.status, JSON.stringify(authorization)).toBe(401);
+        // A tab is no bearer credential at all: the request is anonymous (403).
+        expect(res.status, JSON.stringify(authorization)).toBe(
+          authorization.includes("\t") ? 403 : 401,
+        );
         expect((await client.get("/healthz", { headers: { authorization } })).status).toBe(
           authorization.includes("\t") ? 200 : 401,
         );
@@ -344,10 +374,13 @@ describe("TLS with client certificates", () => {
     }
   });
 
-  it("a request without a certificate gets 401", async () => {
+  it("a request without a certificate is system:anonymous (403)", async () => {
     const client = ApiClient.for(server);
     try {
-      expectUnauthorized(await client.get("/api/v1/namespaces"));
+      expectAnonymousForbidden(
+        await client.get("/api/v1/namespaces"),
+        'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+      );
     } finally {
       await client.close();
     }

@@ -53,6 +53,8 @@ describe("defaulting: kube-apiserver's defaults per kind", () => {
         image: "nginx:1.27",
         imagePullPolicy: "IfNotPresent",
         ports: [{ containerPort: 80, protocol: "TCP" }],
+        // A non-pointer struct: Go's encoding/json always writes it.
+        resources: {},
         ...CONTAINER_DEFAULTS,
       },
     ]);

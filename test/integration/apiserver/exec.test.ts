@@ -212,8 +212,26 @@ describe("pods/exec: what runs inside", () => {
       }),
     );
     const { stdout } = await s.outcome;
+    // The kubelet's variables for the `kubernetes` Service of `default` come after the
+    // container's own (`kubelet_pods.go` makeEnvironmentVariables); the missing Secret's key is left out.
     expect(stdout).toBe(
-      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nHOSTNAME=custom-host\nGREETING=hello\nHOME=/root\ncustom-host\n/\n",
+      [
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOSTNAME=custom-host",
+        "GREETING=hello",
+        "KUBERNETES_SERVICE_HOST=10.96.0.1",
+        "KUBERNETES_SERVICE_PORT=443",
+        "KUBERNETES_SERVICE_PORT_HTTPS=443",
+        "KUBERNETES_PORT=tcp://10.96.0.1:443",
+        "KUBERNETES_PORT_443_TCP=tcp://10.96.0.1:443",
+        "KUBERNETES_PORT_443_TCP_PROTO=tcp",
+        "KUBERNETES_PORT_443_TCP_PORT=443",
+        "KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1",
+        "HOME=/root",
+        "custom-host",
+        "/",
+        "",
+      ].join("\n"),
     );
   });
 
@@ -616,7 +634,12 @@ describe("streaming sessions and the server's lifecycle", () => {
       await createRunningPod({ server, client }, ns, "web");
       const anonymous = await openRemoteCommand(server, execPath(ns, "web", ["true"]));
       expect(isSession(anonymous)).toBe(false);
-      expect((anonymous as UpgradeRefusal).status).toBe(401);
+      // Anonymous (no credential): authorized like every request, 403 for system:anonymous.
+      expect((anonymous as UpgradeRefusal).status).toBe(403);
+      const wrong = await openRemoteCommand(server, execPath(ns, "web", ["true"]), {
+        headers: { authorization: "Bearer wrong" },
+      });
+      expect((wrong as UpgradeRefusal).status).toBe(401);
       const authorized = await openRemoteCommand(server, execPath(ns, "web", ["echo", "ok"]), {
         headers: { authorization: "Bearer secret" },
       });

@@ -397,6 +397,12 @@ describe("validation: kube-apiserver's 422 Invalid per kind", () => {
           field: "spec.ports[0].port",
           message: "Invalid value: 0: must be between 1 and 65535, inclusive",
         },
+        // The defaulted targetPort (the port, 0) is invalid too, as in kube-apiserver.
+        {
+          reason: "FieldValueInvalid",
+          field: "spec.ports[0].targetPort",
+          message: "Invalid value: 0: must be between 1 and 65535, inclusive",
+        },
       ]);
     });
 

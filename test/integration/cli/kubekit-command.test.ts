@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { Clientset, KubeConfig, NoCredentials, isUnauthorized } from "kubekit";
+import { Clientset, KubeConfig, NoCredentials, isForbidden } from "kubekit";
 import { Child, PACKAGE_ROOT, scratchDir } from "../../e2e/support/child-process.js";
 
 const MAIN = [
@@ -218,7 +218,7 @@ describe("kubekit serve", () => {
     const token = readFileSync(kubeconfig, "utf8").match(/token: (\S+)/)?.[1];
     expect(token).toMatch(/^kubekit-[A-Za-z0-9_-]{32}$/);
     const anonymous = new Clientset({ ...kc.restConfig(), credentials: new NoCredentials() });
-    await expect(anonymous.coreV1.namespaces().get("default")).rejects.toSatisfy(isUnauthorized);
+    await expect(anonymous.coreV1.namespaces().get("default")).rejects.toSatisfy(isForbidden);
     child.kill("SIGTERM");
     expect(await child.waitForExit(15_000)).toEqual({ code: 0, signal: null });
   });

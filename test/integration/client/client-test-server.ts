@@ -11,7 +11,7 @@ export const AUTH_MODES: readonly AuthMode[] = ["token", "certificate"];
 export interface ClientTestServer {
   readonly server: ApiServer;
   readonly config: RestConfig;
-  /** The same connection settings without any credential (the server answers 401). */
+  /** The same connection settings without any credential (anonymous: the server answers 403). */
   readonly anonymousConfig: RestConfig;
 }
 

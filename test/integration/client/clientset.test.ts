@@ -10,7 +10,7 @@ import {
   isConflict,
   isNotFound,
   isStatus,
-  isUnauthorized,
+  isForbidden,
   StatusError,
   PatchTypes,
 } from "kubekit";
@@ -69,9 +69,9 @@ describe.each(AUTH_MODES)("Clientset over HTTPS with %s authentication", (mode) 
     await server.stop();
   });
 
-  it("is refused without the credential (401), so requests really authenticate", async () => {
+  it("is refused without the credential (403 for system:anonymous), so requests really authenticate", async () => {
     const err = await rejectionOf(anonymous.coreV1.namespaces().list());
-    expect(isUnauthorized(err)).toBe(true);
+    expect(isForbidden(err)).toBe(true);
   });
 
   it("creates, gets and lists cluster-scoped namespaces without a namespace argument", async () => {

@@ -40,7 +40,9 @@ describe("exec, attach and cp against the embedded server", () => {
   async function runningPod(name: string, containers: Pod["spec"] = undefined): Promise<void> {
     await cs.coreV1.pods(NS).create({
       metadata: { name },
-      spec: containers ?? { containers: [{ name: "main", image: "busybox" }] },
+      spec: containers ?? {
+        containers: [{ name: "main", image: "busybox", command: ["sleep", "3600"] }],
+      },
     });
     await eventually(`${name} Running`, async () => {
       const pod = await cs.coreV1.pods(NS).get(name);
@@ -55,7 +57,7 @@ describe("exec, attach and cp against the embedded server", () => {
     await runningPod("duo", {
       containers: [
         { name: "app", image: "busybox", stdin: true, tty: true, command: ["my-app"] },
-        { name: "sidecar", image: "busybox" },
+        { name: "sidecar", image: "busybox", command: ["sleep", "3600"] },
       ],
     });
   });

@@ -80,7 +80,9 @@ describe("authenticateRequest with bearer tokens", () => {
 
   it("reads a tab after the scheme as no bearer credential: anonymous when allowed, refused otherwise", () => {
     const header = "Bearer\talice-token";
-    expect(authenticateRequest(requestWith(header), config)).toEqual({ ok: false });
+    expect(authenticateRequest(requestWith(header), { ...config, anonymous: false })).toEqual({
+      ok: false,
+    });
     expect(authenticateRequest(requestWith(header), { ...config, anonymous: true })).toEqual({
       ok: true,
       user: ANONYMOUS,
@@ -120,7 +122,9 @@ describe("authenticateRequest with bearer tokens", () => {
         ok: true,
         user: ANONYMOUS,
       });
-      expect(authenticateRequest(requestWith(header), config)).toEqual({ ok: false });
+      expect(authenticateRequest(requestWith(header), { ...config, anonymous: false })).toEqual({
+        ok: false,
+      });
     }
   });
 
@@ -161,10 +165,10 @@ describe("authenticateRequest anonymous access", () => {
     expect(authenticateRequest(requestWith(), {})).toEqual({ ok: true, user: ANONYMOUS });
   });
 
-  it("defaults to off when tokens or client certificates are configured", () => {
-    expect(authenticateRequest(requestWith(), { tokens: TOKENS })).toEqual({ ok: false });
-    expect(authenticateRequest(requestWith(), { tokens: {} })).toEqual({ ok: false });
-    expect(authenticateRequest(requestWith(), { clientCertificates: true })).toEqual({ ok: false });
+  it("defaults to on with tokens or client certificates too, as kube's --anonymous-auth", () => {
+    for (const config of [{ tokens: TOKENS }, { tokens: {} }, { clientCertificates: true }]) {
+      expect(authenticateRequest(requestWith(), config)).toEqual({ ok: true, user: ANONYMOUS });
+    }
   });
 
   it("follows an explicit setting", () => {
@@ -235,7 +239,9 @@ describe("authenticateRequest with client certificates", () => {
       ok: true,
       user: ANONYMOUS,
     });
-    expect(authenticateRequest(requestWith(undefined, noCert), config)).toEqual({ ok: false });
+    expect(
+      authenticateRequest(requestWith(undefined, noCert), { ...config, anonymous: false }),
+    ).toEqual({ ok: false });
   });
 
   it("ignores certificates when client certificate authentication is off", () => {

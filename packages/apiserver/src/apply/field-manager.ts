@@ -8,7 +8,7 @@
  */
 import { formatApiVersion, newStatusError, type JsonObject, type StatusError } from "kubekit";
 import type { ResourceEntry } from "../registry/registry.js";
-import { messageNameOf } from "../registry/served-entry.js";
+import { hasStatusSubresource, messageNameOf } from "../registry/served-entry.js";
 import {
   ApplyConflictError,
   recordUpdate,
@@ -49,7 +49,22 @@ export function managedFieldsAfterUpdate(
   managedFields: readonly ManagedFieldsEntry[],
   write: FieldManagerWrite,
 ): ManagedFieldsEntry[] {
+  // The main resource of a kind with a status subresource never owns status (the reset fields
+  // of kube's strategies, `GetResetFields`): a create's `"status": {}` is nobody's.
+  if (write.subresource === "" && hasStatusSubresource(entry)) {
+    return recordUpdate(
+      live && withoutStatus(live),
+      withoutStatus(next),
+      managedFields,
+      options(entry, write),
+    );
+  }
   return recordUpdate(live, next, managedFields, options(entry, write));
+}
+
+function withoutStatus(obj: JsonObject): JsonObject {
+  const { status: _status, ...rest } = obj;
+  return rest;
 }
 
 /**

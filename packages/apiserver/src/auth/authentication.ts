@@ -8,6 +8,27 @@ export interface UserInfo {
   readonly name: string;
   readonly groups: readonly string[];
   readonly uid?: string;
+  /**
+   * Extra attributes (kube's `user.Info.GetExtra()`), e.g. a service account token's
+   * `authentication.kubernetes.io/pod-name` and `authentication.kubernetes.io/credential-id`.
+   */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * What a bearer token authenticator concluded about one token: the token is not one of its
+ * kind ("absent"), it is and identifies a user (accepted for `audiences`), or it is and is
+ * not valid (`error` in kube's words; never contains the token).
+ */
+export type TokenOutcome =
+  | "absent"
+  | { readonly user: UserInfo; readonly audiences: readonly string[] }
+  | { readonly error: string };
+
+/** A bearer token authenticator beyond the static tokens (the service-account tokens). */
+export interface TokenAuthenticator {
+  /** Authenticates `token` for `audiences` (default: the API server's own audiences). */
+  authenticateToken(token: string, audiences?: readonly string[]): TokenOutcome;
 }
 
 /**
@@ -25,11 +46,12 @@ export interface AuthenticationConfig {
   /** Accept client certificates signed by the server's CA (CN → user, O → groups). */
   readonly clientCertificates?: boolean;
   /**
-   * Allow unauthenticated requests as system:anonymous (like --anonymous-auth).
-   * Default: true when neither `tokens` (even an empty record) nor
-   * `clientCertificates: true` is configured, false otherwise.
+   * Allow unauthenticated requests as system:anonymous (like --anonymous-auth, default true).
+   * What the anonymous user may then do is the authorizer's decision.
    */
   readonly anonymous?: boolean;
+  /** Service-account tokens (bound and legacy JWTs), tried after the static tokens. */
+  readonly serviceAccountTokens?: TokenAuthenticator;
 }
 
 /** The outcome of {@link authenticateRequest}; a failure carries no detail, so it cannot leak a credential. */
@@ -58,23 +80,24 @@ const CLIENT_AUTH_OID = "1.3.6.1.5.5.7.3.2";
 type AuthenticatorOutcome = UserInfo | "absent" | "rejected";
 
 /**
- * Authenticates a request as kube-apiserver does with client certificates and
- * static bearer tokens, then anonymous access.
+ * Authenticates a request as kube-apiserver does with client certificates, static bearer
+ * tokens and service-account tokens, then anonymous access.
  *
  * - A client certificate (when `clientCertificates` is true) is tried first: a
  *   certificate that the TLS layer verified against the CA (`authorized`) and
  *   that allows clientAuth gives user = subject CN (the last one, as Go reads
  *   it) and groups = every subject O. A certificate with an empty CN counts as
  *   no certificate; an unverified one is rejected.
- * - Then `Authorization: Bearer <token>` (when `tokens` is set; see
- *   {@link bearerToken}: scheme case-insensitive, header trimmed, split on single
- *   spaces): a known token gives its user, an unknown or empty one is rejected. Tokens are compared in constant time over
- *   SHA-256 digests, and every configured token is compared, so timing reveals
- *   neither the token nor which one matched. Other schemes count as no token.
+ * - Then `Authorization: Bearer <token>` (when `tokens` or `serviceAccountTokens` is
+ *   set; see {@link bearerToken}: scheme case-insensitive, header trimmed, split on
+ *   single spaces): a static token gives its user, then a valid service-account token
+ *   its service account; an unknown, invalid or empty token is rejected. Static tokens
+ *   are compared in constant time. Other schemes count as no token.
  * - The first authenticator that yields a user wins. If none does and one
  *   rejected a credential, the request fails even when anonymous access is on
  *   (kube-apiserver answers 401 rather than downgrading to anonymous).
- *   Otherwise the request is anonymous when allowed, and fails when not.
+ *   Otherwise the request is anonymous when allowed (the default, as kube's
+ *   `--anonymous-auth`), and fails when not.
  *
  * Authenticated users get `system:authenticated` appended unless their groups
  * already hold it or `system:unauthenticated`; the anonymous user is
@@ -87,8 +110,8 @@ export function authenticateRequest(
 ): AuthenticationResult {
   const outcomes: AuthenticatorOutcome[] = [];
   if (config.clientCertificates === true) outcomes.push(authenticateClientCertificate(req.socket));
-  if (config.tokens !== undefined)
-    outcomes.push(authenticateBearerToken(req.headers.authorization, config.tokens));
+  if (config.tokens !== undefined || config.serviceAccountTokens !== undefined)
+    outcomes.push(authenticateBearerToken(req.headers.authorization, config));
   for (const outcome of outcomes) {
     if (typeof outcome === "object") return { ok: true, user: withAuthenticatedGroup(outcome) };
   }
@@ -99,7 +122,7 @@ export function authenticateRequest(
 }
 
 function anonymousAllowed(config: AuthenticationConfig): boolean {
-  return config.anonymous ?? (config.tokens === undefined && config.clientCertificates !== true);
+  return config.anonymous ?? true;
 }
 
 function authenticateClientCertificate(socket: Socket | null): AuthenticatorOutcome {
@@ -125,17 +148,70 @@ function attributeValues(subject: unknown, attribute: string): string[] {
 
 function authenticateBearerToken(
   header: string | undefined,
-  tokens: Readonly<Record<string, UserInfo>>,
+  config: AuthenticationConfig,
 ): AuthenticatorOutcome {
   const token = bearerToken(header);
   if (token === undefined) return "absent";
-  if (token === "") return "rejected";
+  const outcome = authenticateToken(token, config);
+  return typeof outcome === "object" && "user" in outcome ? outcome.user : "rejected";
+}
+
+/**
+ * The outcome of a TokenReview, as kube's TokenReview REST authenticates its `spec.token`
+ * through the request authenticator (`pkg/registry/authentication/tokenreview/storage.go`).
+ */
+export type TokenReviewOutcome =
+  | { readonly authenticated: true; readonly user: UserInfo; readonly audiences: readonly string[] }
+  | { readonly authenticated: false; readonly error: string };
+
+/**
+ * Reviews one bearer token for `audiences` (default the API audiences): the static tokens
+ * (accepted for the API audiences), then the service-account tokens. A token no authenticator
+ * knows is kube's `invalid bearer token`. Authenticated users get `system:authenticated`.
+ */
+export function reviewToken(
+  token: string,
+  config: AuthenticationConfig,
+  apiAudiences: readonly string[],
+  audiences?: readonly string[],
+): TokenReviewOutcome {
+  const outcome = authenticateToken(token, config, audiences);
+  if (outcome === "absent") return { authenticated: false, error: "invalid bearer token" };
+  if ("user" in outcome) {
+    const accepted = outcome.audiences.length > 0 ? outcome.audiences : apiAudiences;
+    return { authenticated: true, user: withAuthenticatedGroup(outcome.user), audiences: accepted };
+  }
+  return { authenticated: false, error: outcome.error };
+}
+
+/** The static tokens, then the service-account tokens; an empty token is rejected. */
+function authenticateToken(
+  token: string,
+  config: AuthenticationConfig,
+  audiences?: readonly string[],
+): TokenOutcome {
+  if (token === "") return { error: "invalid bearer token" };
+  if (config.tokens !== undefined) {
+    const user = staticTokenUser(token, config.tokens);
+    if (user) return { user, audiences: [] };
+  }
+  return config.serviceAccountTokens?.authenticateToken(token, audiences) ?? "absent";
+}
+
+/**
+ * The user of a static token. Tokens are compared in constant time over SHA-256 digests, and
+ * every configured token is compared, so timing reveals neither the token nor which matched.
+ */
+function staticTokenUser(
+  token: string,
+  tokens: Readonly<Record<string, UserInfo>>,
+): UserInfo | undefined {
   const presented = sha256(token);
   let match: UserInfo | undefined;
   for (const [known, user] of Object.entries(tokens)) {
     if (timingSafeEqual(sha256(known), presented) && match === undefined) match = user;
   }
-  if (match === undefined) return "rejected";
+  if (match === undefined) return undefined;
   return match.uid === undefined
     ? { name: match.name, groups: [...match.groups] }
     : { name: match.name, groups: [...match.groups], uid: match.uid };

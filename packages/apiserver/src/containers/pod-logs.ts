@@ -1,11 +1,25 @@
 import { EventEmitter } from "node:events";
 
+/** One line of a container's log, with the time it was written (RFC 3339, nanoseconds). */
+export interface PodLogLine {
+  readonly time: string;
+  readonly text: string;
+}
+
+/** The log of a container: the running (or last) instance's lines, and the previous instance's. */
+interface ContainerLog {
+  current: PodLogLine[];
+  previous: PodLogLine[] | undefined;
+}
+
 /**
- * Container logs for the `pods/log` subresource. There is no kubelet, so tests write the
- * lines a container "printed" with {@link PodLogs.append}; followers see appended text live.
+ * Container logs for the `pods/log` subresource: what the simulated kubelet's processes print,
+ * and what tests write with {@link PodLogs.append}; followers see appended text live. Each
+ * container keeps its current instance's log and, once it restarted ({@link startInstance}),
+ * the previous instance's (`kubectl logs --previous`), as the kubelet keeps one rotated log.
  */
 export class PodLogs {
-  readonly #logs = new Map<string, { time: string; text: string }[]>();
+  readonly #logs = new Map<string, ContainerLog>();
   readonly #events = new EventEmitter();
 
   constructor() {
@@ -16,26 +30,54 @@ export class PodLogs {
     return `${namespace}/${pod}/${container}`;
   }
 
+  #log(namespace: string, pod: string, container: string): ContainerLog {
+    const key = PodLogs.#key(namespace, pod, container);
+    let log = this.#logs.get(key);
+    if (!log) this.#logs.set(key, (log = { current: [], previous: undefined }));
+    return log;
+  }
+
   /** Appends complete lines (a trailing newline is added when missing) to a container's log. */
   append(namespace: string, pod: string, container: string, text: string, time: string): void {
-    const key = PodLogs.#key(namespace, pod, container);
-    let lines = this.#logs.get(key);
-    if (!lines) this.#logs.set(key, (lines = []));
+    const log = this.#log(namespace, pod, container);
     const added = text
       .split("\n")
       .filter((l, i, all) => !(i === all.length - 1 && l === ""))
       .map((l) => ({ time, text: l }));
-    lines.push(...added);
-    this.#events.emit(key, added);
+    log.current.push(...added);
+    this.#events.emit(PodLogs.#key(namespace, pod, container), added);
   }
 
-  /** The lines of a container's log so far. */
+  /**
+   * A new instance of the container started (a restart): its log so far becomes the previous
+   * instance's, and the current log starts empty.
+   */
+  startInstance(namespace: string, pod: string, container: string): void {
+    const log = this.#log(namespace, pod, container);
+    log.previous = log.current;
+    log.current = [];
+  }
+
+  /**
+   * The lines of a container's log so far (`previous`: the previous instance's; undefined when
+   * the container has not restarted).
+   */
+  lines(namespace: string, pod: string, container: string): readonly PodLogLine[];
   lines(
     namespace: string,
     pod: string,
     container: string,
-  ): readonly { time: string; text: string }[] {
-    return this.#logs.get(PodLogs.#key(namespace, pod, container)) ?? [];
+    previous: boolean,
+  ): readonly PodLogLine[] | undefined;
+  lines(
+    namespace: string,
+    pod: string,
+    container: string,
+    previous = false,
+  ): readonly PodLogLine[] | undefined {
+    const log = this.#logs.get(PodLogs.#key(namespace, pod, container));
+    if (previous) return log?.previous;
+    return log?.current ?? [];
   }
 
   /** Subscribes to lines appended from now on; returns the unsubscribe function. */
@@ -43,7 +85,7 @@ export class PodLogs {
     namespace: string,
     pod: string,
     container: string,
-    listener: (lines: { time: string; text: string }[]) => void,
+    listener: (lines: PodLogLine[]) => void,
   ): () => void {
     const key = PodLogs.#key(namespace, pod, container);
     this.#events.on(key, listener);

@@ -39,7 +39,10 @@ export interface ListMeta {
   readonly remainingItemCount?: number;
 }
 
-/** The body and Content-Type of a response for one object in the negotiated format. */
+/**
+ * The body and Content-Type of a response for one object in the negotiated format; JSON
+ * bodies end with the newline kube's serializer writes (`json.Encoder.Encode`).
+ */
 export function encodeObject(
   entry: ResourceEntry,
   obj: JsonObject,
@@ -54,11 +57,11 @@ export function encodeObject(
     case "yaml":
       return { body: toYaml(obj), contentType: "application/yaml" };
     default:
-      return { body: objectJson(obj), contentType: "application/json" };
+      return { body: `${objectJson(obj)}\n`, contentType: "application/json" };
   }
 }
 
-/** The body and Content-Type of a list response in the negotiated format. */
+/** The body and Content-Type of a list response in the negotiated format (JSON ends with a newline). */
 export function encodeList(
   entry: ResourceEntry,
   items: readonly JsonObject[],
@@ -88,12 +91,13 @@ export function encodeList(
       for (let i = 0; i < items.length; i++) parts[i] = listItemJson(entry, items[i] as JsonObject);
       const body =
         `{"kind":${JSON.stringify(entry.info.listKind)},"apiVersion":${JSON.stringify(formatApiVersion(entry.info))},` +
-        `"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(",")}]}`;
+        `"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(",")}]}\n`;
       return { body, contentType: "application/json" };
     }
   }
 }
 
+/** A JSON body ends with a newline, as kube's serializer (`json.Encoder.Encode`) writes it. */
 function json(value: unknown): { body: string; contentType: string } {
-  return { body: JSON.stringify(value), contentType: "application/json" };
+  return { body: `${JSON.stringify(value)}\n`, contentType: "application/json" };
 }

@@ -7,12 +7,9 @@ import {
   newTooManyRequests,
   newStatusError,
 } from "kubekit";
-import {
-  ANONYMOUS_USER,
-  authenticateRequest,
-  type AuthenticationConfig,
-  type UserInfo,
-} from "../auth/authentication.js";
+import type { UserInfo } from "../auth/authentication.js";
+import { serveServiceAccountIssuerDiscovery } from "../auth/service-account-token/issuer-discovery.js";
+import { admitRequest, defaultAccessControl } from "../authorization/access-control.js";
 import {
   aggregatedDiscoveryDocument,
   apiGroupDocument,
@@ -37,6 +34,7 @@ import { parseRequestTarget } from "./request-target.js";
 import {
   sendBadRequestTarget,
   sendJson,
+  sendRawJson,
   sendNotFoundPage,
   sendStatusError,
   setWarnings,
@@ -69,7 +67,18 @@ function routeMethodNotAllowed(): StatusError {
 }
 
 /** Subresources the embedded server implements, per verb family. */
-const UPDATABLE_SUBRESOURCES = new Set(["status", "scale", "finalize"]);
+const UPDATABLE_SUBRESOURCES = new Set([
+  "status",
+  "scale",
+  "finalize",
+  "approval",
+  "ephemeralcontainers",
+]);
+/**
+ * Subresources whose GET, PUT and PATCH read and write the whole object through the generic
+ * store with their own rules (a CertificateSigningRequest's `approval`).
+ */
+const OBJECT_SUBRESOURCES = new Set(["status", "approval", "ephemeralcontainers"]);
 
 /**
  * Routes one HTTP request of the embedded server: faults and authentication first, then
@@ -81,7 +90,6 @@ export class ApiHandler {
   readonly #ctx: ServerContext;
   readonly #watches: WatchRegistry;
   readonly #faults: ServerFaults;
-  readonly #auth: AuthenticationConfig | undefined;
   readonly #serverAddress: () => string;
   readonly #openApi: OpenApiDocuments;
 
@@ -89,13 +97,11 @@ export class ApiHandler {
     ctx: ServerContext,
     watches: WatchRegistry,
     faults: ServerFaults,
-    auth: AuthenticationConfig | undefined,
     serverAddress: () => string,
   ) {
     this.#ctx = ctx;
     this.#watches = watches;
     this.#faults = faults;
-    this.#auth = auth;
     this.#serverAddress = serverAddress;
     this.#openApi = new OpenApiDocuments(ctx.registry, () => ctx.behaviour.version.gitVersion);
   }
@@ -127,38 +133,41 @@ export class ApiHandler {
     const query = target.query;
     if (this.#faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.#faults.latencyMs));
     const health = isHealthPath(path);
-    let user: UserInfo = ANONYMOUS_USER;
-    if (this.#auth) {
-      // Health endpoints stay readable without credentials (kube's public-info-viewer), but a
-      // presented credential that is rejected is a 401 there as everywhere.
-      const result = authenticateRequest(
-        req,
-        health ? { ...this.#auth, anonymous: true } : this.#auth,
-      );
-      if (!result.ok) {
-        sendJson(res, 401, {
-          kind: "Status",
-          apiVersion: "v1",
-          metadata: {},
-          status: "Failure",
-          message: "Unauthorized",
-          reason: "Unauthorized",
-          code: 401,
-        });
-        return;
-      }
-      user = result.user;
+    const info = parseRequestInfo(req.method ?? "GET", path, query.get("watch"));
+    // Authentication, impersonation and authorization, as kube-apiserver's filter chain; the
+    // non-resource path is authorized as sent (trailing slash kept).
+    const user = admitRequest(
+      this.#ctx.access ?? defaultAccessControl(this.#ctx),
+      req,
+      target.path,
+      info,
+      health,
+    );
+    if (user === "unauthorized") {
+      sendJson(res, 401, {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "Unauthorized",
+        reason: "Unauthorized",
+        code: 401,
+      });
+      return;
     }
     if (health) {
       handleHealth(req, res, path, query);
       return;
     }
-    const info = parseRequestInfo(req.method ?? "GET", path, query.get("watch"));
     if (!info) {
       sendNotFoundPage(res);
       return;
     }
     if (info.kind === "nonResource") {
+      if (
+        await serveServiceAccountIssuerDiscovery(this.#ctx, req, res, path, this.#serverAddress())
+      )
+        return;
       this.#nonResource(req, res, path, query);
       return;
     }
@@ -220,7 +229,7 @@ export class ApiHandler {
   /** `/version`: the configured version, as kube-apiserver's version.Info. */
   #version(res: ServerResponse): void {
     const v = this.#ctx.behaviour.version;
-    sendJson(res, 200, {
+    sendRawJson(res, 200, {
       major: v.major,
       minor: v.minor,
       gitVersion: v.gitVersion,
@@ -252,7 +261,7 @@ export class ApiHandler {
       "/readyz",
       "/version",
     ];
-    sendJson(res, 200, { paths });
+    sendRawJson(res, 200, { paths });
   }
 
   /** `/api` and `/apis`: legacy or aggregated discovery, negotiated by Accept, with an ETag. */
@@ -268,12 +277,12 @@ export class ApiHandler {
     let body: string;
     let contentType: string;
     if (negotiated.kind === "aggregated") {
-      body = JSON.stringify(aggregatedDiscoveryDocument(selected, negotiated.version));
+      body = `${JSON.stringify(aggregatedDiscoveryDocument(selected, negotiated.version))}\n`;
       contentType = negotiated.contentType;
     } else {
-      body = JSON.stringify(
+      body = `${JSON.stringify(
         path === "/api" ? apiVersionsDocument(this.#serverAddress()) : apiGroupListDocument(groups),
-      );
+      )}\n`;
       contentType = "application/json";
     }
     const etag = discoveryEtag(body);
@@ -374,11 +383,12 @@ export class ApiHandler {
     const own = sub === "" ? undefined : endpoints.subresources?.[sub];
     switch (info.verb) {
       case "get":
-        if (sub === "" || sub === "status") return handleGet(request);
+        if (endpoints.virtualRead && sub === "") return endpoints.virtualRead.get(request);
+        if (sub === "" || OBJECT_SUBRESOURCES.has(sub)) return handleGet(request);
         if (sub === "scale") return this.#getScale(request);
         return (own?.get ?? notSupported)(request);
       case "list":
-        return handleList(request);
+        return (endpoints.virtualRead?.list ?? handleList)(request);
       case "watch":
         if (!isWatchParam(query.get("watch")) && !info.legacyWatch) return notSupported();
         return handleWatch(request, this.#watches);
@@ -389,7 +399,7 @@ export class ApiHandler {
         if (sub !== "" && !UPDATABLE_SUBRESOURCES.has(sub)) return notSupported();
         return handleUpdate(request);
       case "patch":
-        if (sub !== "" && sub !== "status" && sub !== "scale") return notSupported();
+        if (sub !== "" && !OBJECT_SUBRESOURCES.has(sub) && sub !== "scale") return notSupported();
         return handlePatch(request);
       case "delete":
         if (sub !== "") return notSupported();

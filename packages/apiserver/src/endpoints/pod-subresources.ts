@@ -1,12 +1,9 @@
-import { createHmac, randomBytes } from "node:crypto";
-import { type JsonObject, newBadRequest, newConflict, newNotFound } from "kubekit";
+import { type JsonObject, newBadRequest, newConflict } from "kubekit";
 import { isJsonObject, formatTime, metadataOf } from "kubekit/apimachinery";
 import { decodeObjectBody, readBody } from "../encoding/request-body.js";
 import { ResourceOperations } from "../store/resource-operations.js";
 import { sendJson } from "./responses.js";
 import type { VerbRequest } from "./verb-request.js";
-
-const TOKEN_SIGNING_KEY = randomBytes(32);
 
 function successStatus(): JsonObject {
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 };
@@ -17,6 +14,7 @@ function containerNames(pod: JsonObject): string[] {
   const list = [
     ...((spec["initContainers"] as JsonObject[] | undefined) ?? []),
     ...((spec["containers"] as JsonObject[] | undefined) ?? []),
+    ...((spec["ephemeralContainers"] as JsonObject[] | undefined) ?? []),
   ];
   return list.map((c) => String(c["name"] ?? ""));
 }
@@ -50,7 +48,12 @@ export function handlePodLog(request: VerbRequest): void {
   let limit = limitRaw ? Number(limitRaw) : Infinity;
   const format = (l: { time: string; text: string }): string =>
     `${timestamps ? `${l.time} ` : ""}${l.text}\n`;
-  let lines = [...ctx.podLogs.lines(namespace, name, container)];
+  // `previous`: the last terminated instance's log (the kubelet's validateContainerLogStatus).
+  const previous = query.get("previous") === "true";
+  const kept = ctx.podLogs.lines(namespace, name, container, previous);
+  if (kept === undefined)
+    throw newBadRequest(`previous terminated container "${container}" in pod "${name}" not found`);
+  let lines = [...kept];
   if (since) {
     const cutoff = ctx.clock.now() - Number(since) * 1000;
     lines = lines.filter((l) => Date.parse(l.time) >= cutoff);
@@ -67,7 +70,7 @@ export function handlePodLog(request: VerbRequest): void {
   };
   let open = true;
   for (const l of lines) if (!write(format(l))) open = false;
-  if (query.get("follow") !== "true" || !open) {
+  if (query.get("follow") !== "true" || previous || !open) {
     res.end();
     return;
   }
@@ -89,21 +92,6 @@ export function handlePodLog(request: VerbRequest): void {
     stopFollow();
     stopForget();
   });
-}
-
-/** `POST pods/NAME/eviction`: deletes the pod (there are no disruption budgets to honour). */
-export async function handleEviction(request: VerbRequest): Promise<void> {
-  const { ctx, entry, namespace, name, req, res } = request;
-  const body = decodeObjectBody(req.headers["content-type"], await readBody(req, ctx));
-  const eviction = isJsonObject(body) ? body : {};
-  const evictedName = metadataOf(eviction)?.["name"];
-  if (typeof evictedName === "string" && evictedName !== "" && evictedName !== name) {
-    throw newBadRequest(`name in URL does not match name in Eviction object`);
-  }
-  const opts = isJsonObject(eviction["deleteOptions"]) ? eviction["deleteOptions"] : {};
-  const dryRun = Array.isArray(opts["dryRun"]) && opts["dryRun"].includes("All");
-  new ResourceOperations(ctx).delete(entry, namespace, name, { dryRun });
-  sendJson(res, 201, successStatus());
 }
 
 /** `status` with its PodScheduled condition True (added, or updated in place). */
@@ -176,40 +164,4 @@ export async function handleBinding(request: VerbRequest): Promise<void> {
     },
   );
   sendJson(res, 201, successStatus());
-}
-
-/**
- * `POST serviceaccounts/NAME/token`: a TokenRequest answered with a signed, JWT-shaped
- * token for `system:serviceaccount:NS:NAME` (the server does not accept it for auth).
- */
-export async function handleTokenRequest(request: VerbRequest): Promise<void> {
-  const { ctx, entry, namespace, name, req, res } = request;
-  const body = decodeObjectBody(req.headers["content-type"], await readBody(req, ctx));
-  if (!ctx.storage.get(entry.storageId, `${namespace}/${name}`)) {
-    throw newNotFound({ group: "", resource: "serviceaccounts" }, name);
-  }
-  const spec = isJsonObject(body) && isJsonObject(body["spec"]) ? body["spec"] : {};
-  const audiences =
-    Array.isArray(spec["audiences"]) && spec["audiences"].length > 0
-      ? spec["audiences"]
-      : ["https://kubernetes.default.svc.cluster.local"];
-  const expirationSeconds =
-    typeof spec["expirationSeconds"] === "number" ? spec["expirationSeconds"] : 3600;
-  const now = ctx.clock.now();
-  const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString("base64url");
-  const unsigned = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({
-    aud: audiences,
-    exp: Math.floor(now / 1000) + expirationSeconds,
-    iat: Math.floor(now / 1000),
-    iss: "https://kubernetes.default.svc.cluster.local",
-    sub: `system:serviceaccount:${namespace}:${name}`,
-  })}`;
-  const token = `${unsigned}.${createHmac("sha256", TOKEN_SIGNING_KEY).update(unsigned).digest("base64url")}`;
-  sendJson(res, 201, {
-    kind: "TokenRequest",
-    apiVersion: "authentication.k8s.io/v1",
-    metadata: { name, namespace, creationTimestamp: formatTime(now) },
-    spec: { audiences, expirationSeconds, boundObjectRef: spec["boundObjectRef"] ?? null },
-    status: { token, expirationTimestamp: formatTime(now + expirationSeconds * 1000) },
-  });
 }

@@ -1,6 +1,7 @@
 import {
   type JsonObject,
   newBadRequest,
+  newNotFound,
   newResourceExpired,
   newTooLargeResourceVersion,
 } from "kubekit";
@@ -13,9 +14,14 @@ import {
   parseListOptions,
   type ListOptions,
 } from "./list-options.js";
-import { readConversionOf } from "../store/custom-resource-versions.js";
+import {
+  convertsThroughWebhook,
+  customResourcesFromStorageAsync,
+  readConversionOf,
+} from "../store/custom-resource-versions.js";
 import { negotiateOutput } from "../encoding/output-format.js";
 import type { ResourceEntry } from "../registry/registry.js";
+import { groupResource, storageKey } from "../registry/served-entry.js";
 import { ResourceOperations } from "../store/resource-operations.js";
 import type { ServerContext } from "../server/server-context.js";
 import { RevisionCompactedError, type StorageRange } from "../storage/storage.js";
@@ -50,17 +56,36 @@ export async function handleGet(request: VerbRequest): Promise<void> {
   const rv = query.get("resourceVersion");
   if (rv && !/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${rv}`);
   if (rv && rv !== "0") await awaitRevision(ctx, Number(rv));
-  const obj = new ResourceOperations(ctx).getExisting(entry, namespace, name);
+  const obj = convertsThroughWebhook(entry)
+    ? await getThroughWebhook(ctx, entry, namespace, name)
+    : new ResourceOperations(ctx).getExisting(entry, namespace, name);
   const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
   sendBody(res, 200, body, contentType);
 }
 
-/** Objects of a list request, paginated, with the list metadata to return. */
+/** A stored custom resource converted by its CRD's conversion webhook, or a 404 NotFound. */
+async function getThroughWebhook(
+  ctx: ServerContext,
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+): Promise<JsonObject> {
+  const stored = ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+  if (!stored) throw newNotFound(groupResource(entry), name);
+  const [obj] = await customResourcesFromStorageAsync(ctx, entry, [stored]);
+  return obj ?? stored;
+}
+
+/**
+ * Objects of a list request, paginated, with the list metadata to return. `asStored` keeps
+ * the items as stored (to convert them afterwards through a conversion webhook).
+ */
 export function listObjects(
   ctx: ServerContext,
   entry: ResourceEntry,
   namespace: string,
   opts: ListOptions,
+  asStored = false,
 ): { items: JsonObject[]; listMeta: ListMeta } {
   const storage = ctx.storage;
   let snapshotRv = storage.currentRevision;
@@ -94,7 +119,7 @@ export function listObjects(
     throw err;
   }
   const filter = objectFilter(entry, namespace, opts);
-  const fromStorage = readConversionOf(ctx.registry, entry);
+  const fromStorage = asStored ? undefined : readConversionOf(ctx.registry, entry);
   const unfiltered = opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty();
   const items: JsonObject[] = [];
   let lastKey: string | undefined;
@@ -127,7 +152,13 @@ export async function handleList(request: VerbRequest): Promise<void> {
   if (opts.resourceVersion !== undefined && opts.resourceVersion !== "0" && !opts.continueToken) {
     await awaitRevision(ctx, Number(opts.resourceVersion));
   }
-  const { items, listMeta } = listObjects(ctx, entry, namespace, opts);
+  const throughWebhook = convertsThroughWebhook(entry);
+  const listed = listObjects(ctx, entry, namespace, opts, throughWebhook);
+  const { listMeta } = listed;
+  // One ConversionReview for the whole page.
+  const items = throughWebhook
+    ? await customResourcesFromStorageAsync(ctx, entry, listed.items, { list: true })
+    : listed.items;
   const { body, contentType } = encodeList(entry, items, listMeta, format, ctx.clock.now());
   sendBody(res, 200, body, contentType);
 }

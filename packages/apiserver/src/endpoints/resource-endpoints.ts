@@ -18,12 +18,11 @@ import {
   createSelfSubjectReview,
   createSelfSubjectRulesReview,
 } from "./access-reviews.js";
-import {
-  handleBinding,
-  handleEviction,
-  handlePodLog,
-  handleTokenRequest,
-} from "./pod-subresources.js";
+import { handleEviction } from "./pod-eviction.js";
+import { handleBinding, handlePodLog } from "./pod-subresources.js";
+import { handleTokenRequest } from "./token-request.js";
+import { createTokenReview } from "./token-review.js";
+import { handleMetricsGet, handleMetricsList } from "../metrics-api/metrics-endpoints.js";
 import type { VerbRequest } from "./verb-request.js";
 
 /** The handlers of one subresource a resource serves beyond status and scale, by verb. */
@@ -43,6 +42,14 @@ export interface ResourceEndpoints {
    * the handler applies them, as kube-apiserver's own `rest.Creater`s for those resources do.
    */
   readonly virtualCreate?: (request: VerbRequest) => Promise<void>;
+  /**
+   * Answers GET of one object and of the collection of a read-only resource computed at each
+   * read (the metrics API) in place of the storage path.
+   */
+  readonly virtualRead?: {
+    readonly get: (request: VerbRequest) => void;
+    readonly list: (request: VerbRequest) => void;
+  };
   /** Runs after an object of the resource is removed from storage (pods forget their logs). */
   readonly afterRemoved?: (obj: JsonObject, ctx: ServerContext) => void;
 }
@@ -68,6 +75,11 @@ const POD_ENDPOINTS: ResourceEndpoints = {
 
 const NO_ENDPOINTS: ResourceEndpoints = {};
 
+/** metrics.k8s.io NodeMetrics and PodMetrics: computed at each read. */
+const METRICS_ENDPOINTS: ResourceEndpoints = {
+  virtualRead: { get: handleMetricsGet, list: handleMetricsList },
+};
+
 /** By `group/plural`; every other resource, custom resources included, has {@link NO_ENDPOINTS}. */
 const BY_RESOURCE: ReadonlyMap<string, ResourceEndpoints> = new Map([
   [POD_STORAGE_ID, POD_ENDPOINTS],
@@ -77,6 +89,9 @@ const BY_RESOURCE: ReadonlyMap<string, ResourceEndpoints> = new Map([
   ["authorization.k8s.io/localsubjectaccessreviews", { virtualCreate: createAccessReview }],
   ["authorization.k8s.io/selfsubjectrulesreviews", { virtualCreate: createSelfSubjectRulesReview }],
   ["authentication.k8s.io/selfsubjectreviews", { virtualCreate: createSelfSubjectReview }],
+  ["authentication.k8s.io/tokenreviews", { virtualCreate: createTokenReview }],
+  ["metrics.k8s.io/nodes", METRICS_ENDPOINTS],
+  ["metrics.k8s.io/pods", METRICS_ENDPOINTS],
 ]);
 
 /**

@@ -15,20 +15,27 @@ export function sendBody(
   res.end(bytes);
 }
 
-/** Sends a JSON body (already serialized or not) with the given status code. */
+/**
+ * Sends a JSON body (already serialized or not) with the given status code, ending with the
+ * newline kube-apiserver's JSON serializer writes after every object (`json.Encoder.Encode`
+ * in `k8s.io/apimachinery/pkg/runtime/serializer/json/json.go`): `…"code":409}\n`.
+ */
 export function sendJson(
   res: ServerResponse,
   code: number,
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  sendBody(
-    res,
-    code,
-    typeof body === "string" ? body : JSON.stringify(body),
-    "application/json",
-    headers,
-  );
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  sendBody(res, code, text.endsWith("\n") ? text : `${text}\n`, "application/json", headers);
+}
+
+/**
+ * Sends a JSON document as kube-apiserver's `responsewriters.WriteRawJSON` does for `/` and
+ * `/version`: indented by two spaces, with no trailing newline.
+ */
+export function sendRawJson(res: ServerResponse, code: number, body: unknown): void {
+  sendBody(res, code, JSON.stringify(body, null, 2), "application/json");
 }
 
 /** Sends a `Status` error with its code, and `Retry-After` when it carries retryAfterSeconds. */

@@ -13,6 +13,7 @@ import {
   newUnsupportedMediaType,
   applyStrategicMergePatch,
   StrategicMergePatchError,
+  StatusError,
 } from "kubekit";
 import { isJsonObject, metadataOf } from "kubekit/apimachinery";
 import { encodeList, encodeObject } from "../encoding/object-encoding.js";
@@ -28,7 +29,11 @@ import {
   readBody,
 } from "../encoding/request-body.js";
 import { messageNameOf } from "../registry/served-entry.js";
-import { ResourceOperations } from "../store/resource-operations.js";
+import { admissionChainOf } from "../admission/admission-chain.js";
+import type { AdmissionOperation } from "../admission/admission-attributes.js";
+import { deleteOptionsFor, writeOptionsFor } from "../admission/request-options.js";
+import type { AdmissionRequest } from "../store/admission-steps.js";
+import { ResourceOperations, type AdmissionView } from "../store/resource-operations.js";
 import { sendBody, sendJson, setWarnings } from "./responses.js";
 import { fromScale, toScale } from "./scale-subresource.js";
 import type { ServerContext } from "../server/server-context.js";
@@ -77,14 +82,52 @@ function respondRaw(
   sendJson(res, code, value);
 }
 
+/** The admission of a request: the server's chain, the requester, the options sent to webhooks. */
+function admissionOf(
+  request: VerbRequest,
+  warnings: string[],
+  optionsFor: (operation: AdmissionOperation) => JsonObject,
+): AdmissionRequest {
+  return { chain: admissionChainOf(request.ctx), userInfo: request.user, optionsFor, warnings };
+}
+
+/**
+ * Runs a write, sending the warnings gathered so far (admission's included) with its error
+ * when it fails: kube answers a denied request with the webhooks' `Warning` headers too.
+ */
+async function withWarnings<T>(
+  res: ServerResponse,
+  warnings: readonly string[],
+  write: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    setWarnings(res, warnings);
+    throw err;
+  }
+}
+
 /** POST on a collection. */
 export async function handleCreate(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, req, res, query } = request;
   const body = await readBody(req, ctx);
   const opts = parseWriteOptions(query, req, "CreateOptions", false);
   const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
-  const created = new ResourceOperations(ctx).create(entry, namespace, obj, opts);
+  const admission = admissionOf(request, opts.warnings, writeOptionsFor(query));
+  const created = await withWarnings(res, opts.warnings, () =>
+    new ResourceOperations(ctx).createAdmitted(entry, namespace, obj, opts, admission),
+  );
   respond(ctx, entry, req, res, query, 201, created, opts.warnings);
+}
+
+/** What admission sees of a scale write: the autoscaling/v1 Scale (kube admits the Scale object). */
+function scaleView(entry: ResourceEntry): AdmissionView {
+  return {
+    subresource: "scale",
+    toView: (obj) => toScale(entry, obj),
+    fromView: (view, obj) => fromScale(entry, obj, view),
+  };
 }
 
 /** PUT on an object or its status. */
@@ -94,22 +137,37 @@ export async function handleUpdate(request: VerbRequest): Promise<void> {
   const opts = parseWriteOptions(query, req, "UpdateOptions", false);
   const obj = requireObject(decodeObjectBody(req.headers["content-type"], body));
   const ops = new ResourceOperations(ctx);
+  const admission = admissionOf(request, opts.warnings, writeOptionsFor(query));
   if (subresource === "scale") {
-    const parent = ops.getExisting(entry, namespace, name);
-    const { object } = ops.update(entry, namespace, name, fromScale(entry, parent, obj), {
-      ...opts,
-      subresource: "",
-      managedSubresource: "scale",
-      isPatch: false,
-    });
+    const { object } = await withWarnings(res, opts.warnings, () =>
+      ops.updateAdmitted(
+        entry,
+        namespace,
+        name,
+        (parent) => fromScale(entry, parent, obj),
+        {
+          ...opts,
+          subresource: "",
+          managedSubresource: "scale",
+          isPatch: false,
+          admissionView: scaleView(entry),
+        },
+        admission,
+      ),
+    );
     respondRaw(res, 200, toScale(entry, object), opts.warnings);
     return;
   }
-  const result = ops.update(entry, namespace, name, obj, {
-    ...opts,
-    subresource: subresource === "finalize" ? "" : subresource,
-    isPatch: false,
-  });
+  const result = await withWarnings(res, opts.warnings, () =>
+    ops.updateAdmitted(
+      entry,
+      namespace,
+      name,
+      obj,
+      { ...opts, subresource: subresource === "finalize" ? "" : subresource, isPatch: false },
+      admission,
+    ),
+  );
   respond(ctx, entry, req, res, query, result.created ? 201 : 200, result.object, opts.warnings);
 }
 
@@ -187,6 +245,42 @@ function patchTypeOf(entry: ResourceEntry, req: IncomingMessage): string {
   return patchType;
 }
 
+/** PATCH on the scale subresource: the Scale view is patched, then written to its parent. */
+async function patchScale(
+  request: VerbRequest,
+  patchType: string,
+  raw: Buffer,
+  opts: ReturnType<typeof parseWriteOptions>,
+): Promise<void> {
+  const { ctx, entry, namespace, name, res, query } = request;
+  const isApply = patchType === "application/apply-patch+yaml";
+  const patch = (parent: JsonObject): JsonObject => {
+    const scale = toScale(entry, parent);
+    const patched = isApply
+      ? { ...scale, ...parseApplyBody(raw) }
+      : applyPatchDocument(entry, patchType, scale, raw, "k8s.io.api.autoscaling.v1.Scale");
+    return fromScale(entry, parent, patched);
+  };
+  const admission = admissionOf(request, opts.warnings, writeOptionsFor(query));
+  const { object } = await withWarnings(res, opts.warnings, () =>
+    new ResourceOperations(ctx).updateAdmitted(
+      entry,
+      namespace,
+      name,
+      patch,
+      {
+        ...opts,
+        subresource: "",
+        managedSubresource: "scale",
+        isPatch: true,
+        admissionView: scaleView(entry),
+      },
+      admission,
+    ),
+  );
+  respondRaw(res, 200, toScale(entry, object), opts.warnings);
+}
+
 /** PATCH on an object, its status, or its scale. */
 export async function handlePatch(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, subresource, req, res, query } = request;
@@ -194,36 +288,29 @@ export async function handlePatch(request: VerbRequest): Promise<void> {
   const patchType = patchTypeOf(entry, req);
   const isApply = patchType === "application/apply-patch+yaml";
   const opts = parseWriteOptions(query, req, "PatchOptions", isApply);
+  if (subresource === "scale") return patchScale(request, patchType, raw, opts);
   const ops = new ResourceOperations(ctx);
-  if (subresource === "scale") {
-    // The Scale view is patched, then written to its parent as the parent's own update.
-    const parent = ops.getExisting(entry, namespace, name);
-    const scale = toScale(entry, parent);
-    const patched = isApply
-      ? { ...scale, ...parseApplyBody(raw) }
-      : applyPatchDocument(entry, patchType, scale, raw, "k8s.io.api.autoscaling.v1.Scale");
-    const { object } = ops.update(entry, namespace, name, fromScale(entry, parent, patched), {
-      ...opts,
-      subresource: "",
-      managedSubresource: "scale",
-      isPatch: true,
-    });
-    respondRaw(res, 200, toScale(entry, object), opts.warnings);
-    return;
-  }
+  const admission = admissionOf(request, opts.warnings, writeOptionsFor(query));
   if (isApply) {
     const applied = parseApplyBody(raw);
-    const result = ops.apply(entry, namespace, name, applied, { ...opts, subresource });
+    const result = await withWarnings(res, opts.warnings, () =>
+      ops.applyAdmitted(entry, namespace, name, applied, { ...opts, subresource }, admission),
+    );
     respond(ctx, entry, req, res, query, result.created ? 201 : 200, result.object, opts.warnings);
     return;
   }
-  const current = ops.getExisting(entry, namespace, name);
-  const patched = applyPatchDocument(entry, patchType, current, raw, messageNameOf(entry));
-  const { object } = ops.update(entry, namespace, name, patched, {
-    ...opts,
-    subresource,
-    isPatch: true,
-  });
+  const patch = (current: JsonObject): JsonObject =>
+    applyPatchDocument(entry, patchType, current, raw, messageNameOf(entry));
+  const { object } = await withWarnings(res, opts.warnings, () =>
+    ops.updateAdmitted(
+      entry,
+      namespace,
+      name,
+      patch,
+      { ...opts, subresource, isPatch: true },
+      admission,
+    ),
+  );
   respond(ctx, entry, req, res, query, 200, object, opts.warnings);
 }
 
@@ -248,9 +335,13 @@ export async function handleDelete(request: VerbRequest): Promise<void> {
   const { ctx, entry, namespace, name, req, res, query } = request;
   const body = await readBody(req, ctx);
   const opts = parseDeleteOptions(query, body);
-  const result = new ResourceOperations(ctx).delete(entry, namespace, name, opts);
+  const warnings: string[] = [];
+  const admission = admissionOf(request, warnings, deleteOptionsFor(opts));
+  const result = await withWarnings(res, warnings, () =>
+    new ResourceOperations(ctx).deleteAdmitted(entry, namespace, name, opts, admission),
+  );
   if (result.removed && !entry.policy.deleteReturnsObject) {
-    respondRaw(res, 200, deleteSuccessStatus(entry, result.object));
+    respondRaw(res, 200, deleteSuccessStatus(entry, result.object), warnings);
     return;
   }
   respond(
@@ -261,7 +352,7 @@ export async function handleDelete(request: VerbRequest): Promise<void> {
     query,
     !result.removed && opts.orphanDependents === false ? 202 : 200,
     result.object,
-    [],
+    warnings,
   );
 }
 
@@ -278,10 +369,21 @@ export async function handleDeleteCollection(request: VerbRequest): Promise<void
     continueToken: undefined,
   });
   const ops = new ResourceOperations(ctx);
-  for (const item of items) {
-    const meta = metadataOf(item) ?? {};
-    ops.delete(entry, String(meta["namespace"] ?? ""), String(meta["name"]), opts);
-  }
+  const warnings: string[] = [];
+  const admission = admissionOf(request, warnings, deleteOptionsFor(opts));
+  await withWarnings(res, warnings, async () => {
+    for (const item of items) {
+      const meta = metadataOf(item) ?? {};
+      const itemNamespace = String(meta["namespace"] ?? "");
+      // An item deleted meanwhile (while another was admitted) is skipped, as kube's store does.
+      try {
+        await ops.deleteAdmitted(entry, itemNamespace, String(meta["name"]), opts, admission);
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 404)) throw err;
+      }
+    }
+  });
+  setWarnings(res, warnings);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
   const { body: text, contentType } = encodeList(
     entry,

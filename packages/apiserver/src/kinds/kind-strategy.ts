@@ -105,6 +105,20 @@ export interface KindStrategy {
   readonly validateUpdate?: (next: JsonObject, old: JsonObject) => FieldError[];
   /** The rules of writes to the `status` subresource, for a kind that has its own. */
   readonly status?: StatusStrategy;
+  /**
+   * Further subresources that write the object's status with rules of their own (a
+   * CertificateSigningRequest's `approval`, kube's `csrApprovalStrategy`): a write to one takes
+   * `status` from the body as a status write does, then runs these rules instead of
+   * {@link status}'s.
+   */
+  readonly statusSubresources?: Readonly<Record<string, StatusStrategy>>;
+  /**
+   * Subresources that write the object's spec with rules of their own in place of
+   * {@link validateUpdate} (a Pod's `ephemeralcontainers`, kube's
+   * podEphemeralContainersStrategy): the write takes the body as a spec write does (status
+   * kept from storage), then runs these rules' `prepareForUpdate` and `validateUpdate`.
+   */
+  readonly specSubresources?: Readonly<Record<string, StatusStrategy>>;
   /** `kubectl get` columns; the default Name / Created At table when absent. */
   readonly printer?: TablePrinter;
   /**

@@ -12,6 +12,12 @@
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import { fieldInvalid, fieldNotSupported, isValidPercent } from "kubekit/apimachinery";
+import {
+  CREATION_TIMESTAMP_DESCRIPTION,
+  NAME_DESCRIPTION,
+  type TablePrinter,
+} from "../table/builtin-table-printers.js";
+import { humanDurationSince } from "../table/human-duration.js";
 import type { KindStrategy } from "./kind-strategy.js";
 import { objectAt } from "./pod-spec.js";
 
@@ -51,9 +57,65 @@ function validatePodDisruptionBudget(obj: JsonObject): FieldError[] {
   return errors;
 }
 
+/** An int-or-percent cell: the value, or `N/A` when unset. */
+function intOrPercentCell(value: JsonValue | undefined): string {
+  return value === undefined || value === null ? "N/A" : String(value);
+}
+
+/** kube-apiserver's `kubectl get pdb` columns (`pkg/printers/internalversion/printers.go`). */
+const podDisruptionBudgetPrinter: TablePrinter = {
+  columns: [
+    { name: "Name", type: "string", format: "name", description: NAME_DESCRIPTION, priority: 0 },
+    {
+      name: "Min Available",
+      type: "string",
+      format: "",
+      description:
+        "The minimum number of pods that must be available, either as an integer or as a percentage.",
+      priority: 0,
+    },
+    {
+      name: "Max Unavailable",
+      type: "string",
+      format: "",
+      description:
+        "The maximum number of pods that may be unavailable, either as an integer or as a percentage.",
+      priority: 0,
+    },
+    {
+      name: "Allowed Disruptions",
+      type: "integer",
+      format: "",
+      description: "Number of pod disruptions that are currently allowed.",
+      priority: 0,
+    },
+    {
+      name: "Age",
+      type: "string",
+      format: "",
+      description: CREATION_TIMESTAMP_DESCRIPTION,
+      priority: 0,
+    },
+  ],
+  row(pdb, now) {
+    const spec = objectAt(pdb, "spec");
+    const allowed = objectAt(pdb, "status")["disruptionsAllowed"];
+    return {
+      cells: [
+        String(objectAt(pdb, "metadata")["name"] ?? ""),
+        intOrPercentCell(spec["minAvailable"]),
+        intOrPercentCell(spec["maxUnavailable"]),
+        typeof allowed === "number" ? allowed : 0,
+        humanDurationSince(objectAt(pdb, "metadata")["creationTimestamp"], now),
+      ],
+    };
+  },
+};
+
 /** The PodDisruptionBudget strategy. */
 export const podDisruptionBudgetStrategy: KindStrategy = {
   policy: { tracksGeneration: true, nameRule: "path-segment" },
   validateCreate: validatePodDisruptionBudget,
   validateUpdate: (next) => validatePodDisruptionBudget(next),
+  printer: podDisruptionBudgetPrinter,
 };

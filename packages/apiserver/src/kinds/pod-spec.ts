@@ -7,6 +7,7 @@
  * validateContainerPorts) the embedded server enforces.
  */
 import type { FieldError, JsonObject, JsonValue } from "kubekit";
+import { validateEphemeralContainers } from "./pod-ephemeral-containers.js";
 import {
   fieldDuplicate,
   fieldInvalid,
@@ -96,7 +97,7 @@ export function defaultPodSpec(spec: JsonObject): JsonObject {
   )
     out["terminationGracePeriodSeconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   if ((out["schedulerName"] ?? "") === "") out["schedulerName"] = DEFAULT_SCHEDULER_NAME;
-  for (const key of ["containers", "initContainers"]) {
+  for (const key of ["containers", "initContainers", "ephemeralContainers"]) {
     const list = out[key];
     if (Array.isArray(list)) out[key] = list.map(defaultContainer);
   }
@@ -160,7 +161,7 @@ function validatePorts(container: JsonObject, path: string): FieldError[] {
 
 function validateContainerList(
   spec: JsonObject,
-  key: "containers" | "initContainers",
+  key: "containers" | "initContainers" | "ephemeralContainers",
   path: string,
   seen: Set<string>,
 ): FieldError[] {
@@ -212,6 +213,8 @@ export function validatePodSpec(
     errors.push(...validateContainerList(spec, "containers", path, seen));
   }
   errors.push(...validateContainerList(spec, "initContainers", path, seen));
+  errors.push(...validateContainerList(spec, "ephemeralContainers", path, new Set()));
+  errors.push(...validateEphemeralContainers(spec, path));
   const restartPolicy = spec["restartPolicy"];
   if (restartPolicy === undefined || restartPolicy === "") {
     errors.push(fieldRequired(`${path}.restartPolicy`));

@@ -29,6 +29,10 @@ import { selectableFields, valueAt } from "../registry/resource-policy.js";
 import type { DeleteContext, DeleteDecision, KindStrategy } from "./kind-strategy.js";
 import { NODE_STORAGE_ID } from "./node.js";
 import { defaultPodSpec, objectAt, validatePodSpec } from "./pod-spec.js";
+import {
+  ephemeralContainersRules,
+  validateNoEphemeralContainersOnCreate,
+} from "./pod-ephemeral-containers.js";
 
 /** The storage id of core/v1 Pods. */
 export const POD_STORAGE_ID = "/pods";
@@ -153,11 +157,17 @@ export const podStrategy: KindStrategy = {
   policy: { tracksGeneration: true, deleteReturnsObject: true, selectableFields: POD_FIELDS },
   prepareForCreate: (obj) => ({ ...obj, status: { phase: "Pending", qosClass: "BestEffort" } }),
   applyDefaults: defaultPod,
-  validateCreate: (obj) => validatePodSpec(objectAt(obj, "spec"), "spec"),
+  validateCreate: (obj) => [
+    ...validatePodSpec(objectAt(obj, "spec"), "spec"),
+    ...validateNoEphemeralContainersOnCreate(objectAt(obj, "spec")),
+  ],
   validateUpdate: (next, old) => [
     ...validatePodSpec(objectAt(next, "spec"), "spec"),
     ...validatePodSpecUpdate(next, old),
   ],
+  specSubresources: {
+    ephemeralcontainers: ephemeralContainersRules((spec) => validatePodSpec(spec, "spec")),
+  },
   printer: podPrinter,
   beforeDelete: gracefulDelete,
 };

@@ -10,6 +10,9 @@ import { ingressStrategy } from "./ingress.js";
 import { networkPolicyStrategy } from "./network-policy.js";
 import { serviceCidrStrategy } from "./service-cidr.js";
 import { validatingAdmissionPolicyStrategy } from "./validating-admission-policy.js";
+import { validatingWebhookConfigurationStrategy } from "./validating-webhook-configuration.js";
+import { mutatingWebhookConfigurationStrategy } from "./mutating-webhook-configuration.js";
+import { validatingAdmissionPolicyBindingStrategy } from "./validating-admission-policy-binding.js";
 import { endpointsStrategy } from "./endpoints.js";
 import { endpointSliceStrategy } from "./endpoint-slice.js";
 import { persistentVolumeStrategy } from "./persistent-volume.js";
@@ -73,6 +76,18 @@ const BY_RESOURCE: ReadonlyMap<string, KindStrategy> = new Map([
   ["networking.k8s.io/networkpolicies", networkPolicyStrategy],
   ["networking.k8s.io/servicecidrs", serviceCidrStrategy],
   ["admissionregistration.k8s.io/validatingadmissionpolicies", validatingAdmissionPolicyStrategy],
+  [
+    "admissionregistration.k8s.io/validatingwebhookconfigurations",
+    validatingWebhookConfigurationStrategy,
+  ],
+  [
+    "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+    mutatingWebhookConfigurationStrategy,
+  ],
+  [
+    "admissionregistration.k8s.io/validatingadmissionpolicybindings",
+    validatingAdmissionPolicyBindingStrategy,
+  ],
   ["/endpoints", endpointsStrategy],
   ["discovery.k8s.io/endpointslices", endpointSliceStrategy],
   ["/persistentvolumes", persistentVolumeStrategy],

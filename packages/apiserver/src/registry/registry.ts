@@ -5,8 +5,10 @@ import {
   type SubresourceInfo,
   type JsonObject,
 } from "kubekit";
+import { conversionWebhookOf } from "../apiextensions/conversion/conversion-webhook-spec.js";
 import { CustomResourceSchema } from "../apiextensions/custom-resource-schema.js";
 import { EVENT_STORAGE_ID } from "../kinds/event.js";
+import { METRICS_GROUP_VERSION, METRICS_RESOURCES } from "../metrics-api/metrics-resources.js";
 import { strategyFor } from "../kinds/strategies.js";
 import { GENERIC_POLICY, type ResourcePolicy } from "./resource-policy.js";
 import type {
@@ -78,7 +80,11 @@ function compileCrd(spec: JsonObject): CompiledCrd {
   }
   return {
     specText: JSON.stringify(spec),
-    versions: { storageVersion, schemaOf: (version) => schemas.get(version) },
+    versions: {
+      storageVersion,
+      schemaOf: (version) => schemas.get(version),
+      webhook: conversionWebhookOf(spec),
+    },
   };
 }
 
@@ -118,6 +124,7 @@ export class ResourceRegistry {
 
   constructor() {
     for (const info of builtinResources) this.#addEntry(info);
+    for (const info of METRICS_RESOURCES) this.#addEntry(info);
   }
 
   /** Increments whenever the served set changes (discovery ETags, OpenAPI hashes). */
@@ -144,6 +151,8 @@ export class ResourceRegistry {
     const order: { group: string; versions: readonly string[] }[] = [
       { group: "", versions: ["v1"] },
       ...builtinGroupVersions,
+      // Served as kube-apiserver's aggregator lists metrics-server's APIService, after the built-ins.
+      { group: METRICS_GROUP_VERSION.group, versions: [METRICS_GROUP_VERSION.version] },
     ];
     for (const entries of this.#crdEntries.values()) {
       const first = entries[0];

@@ -1,6 +1,7 @@
 import type { ResourceInfo } from "kubekit";
 import type { CustomResourceSchema } from "../apiextensions/custom-resource-schema.js";
 import type { JSONSchemaProps } from "../apiextensions/schema-props.js";
+import type { WebhookClientConfig } from "../admission/webhook-client/webhook-client-config.js";
 
 /** A CRD's additional printer column (`spec.versions[].additionalPrinterColumns[]`). */
 export interface PrinterColumn {
@@ -47,6 +48,16 @@ export interface CustomResourceVersions {
   readonly storageVersion: string;
   /** The compiled schema of a version of the CRD (served or not); undefined for an unknown one. */
   schemaOf(version: string): CustomResourceSchema | undefined;
+  /** `spec.conversion.webhook` when the conversion strategy is `Webhook`; undefined for `None`. */
+  readonly webhook?: CustomResourceConversionWebhook;
+}
+
+/** A CRD's conversion webhook (`spec.conversion.webhook`, strategy `Webhook`). */
+export interface CustomResourceConversionWebhook {
+  /** `clientConfig`, `caBundle` base64 as the CRD carries it. */
+  readonly clientConfig: WebhookClientConfig;
+  /** `conversionReviewVersions`, in the CRD's order of preference. */
+  readonly conversionReviewVersions: readonly string[];
 }
 
 /** A resource the embedded server serves: a built-in from the resource table, or a custom resource. */

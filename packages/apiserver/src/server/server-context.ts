@@ -1,4 +1,5 @@
 import type { Clock } from "kubekit";
+import type { AccessControl } from "../authorization/access-control.js";
 import type { ContainerHandlers } from "../containers/container-handlers.js";
 import type { PodLogs } from "../containers/pod-logs.js";
 import type { ResourceRegistry } from "../registry/registry.js";
@@ -15,4 +16,9 @@ export interface ServerContext {
   readonly podLogs: PodLogs;
   /** What runs inside simulated containers: exec and port-forward handlers. */
   readonly containers: ContainerHandlers;
+  /**
+   * Authentication, authorization and service-account tokens (absent in contexts built by
+   * hand: no authentication, AlwaysAllow, no tokens).
+   */
+  readonly access?: AccessControl;
 }

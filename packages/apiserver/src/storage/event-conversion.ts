@@ -11,6 +11,7 @@ import type { FieldError, JsonObject, JsonValue } from "kubekit";
 import { fieldInvalid, fieldRequired, deepEqual, isJsonObject } from "kubekit/apimachinery";
 import { isZeroTime, legacyEventErrors } from "../kinds/event.js";
 import type { ResourceEntry, ResourceRegistry } from "../registry/registry.js";
+import { normalizeTypedObject } from "../schema/typed-normalization.js";
 
 /** Field renames, events.k8s.io/v1 name → core/v1 name, in events.k8s.io/v1 field order. */
 const EVENTS_V1_TO_CORE: readonly (readonly [string, string])[] = [
@@ -78,8 +79,10 @@ export function storageConversionOf(
   if (storage === undefined) return undefined;
   return {
     storage,
-    toStorage: eventsV1ToCore,
-    fromStorage: coreToEventsV1,
+    // Each side as Go prints it after the conversion (`reportingComponent: ""` in core/v1,
+    // `deprecatedSource: {}` and no empty `reportingController` in events.k8s.io/v1).
+    toStorage: (obj) => normalizeTypedObject(eventsV1ToCore(obj), "k8s.io.api.core.v1.Event"),
+    fromStorage: (obj) => normalizeTypedObject(coreToEventsV1(obj), "k8s.io.api.events.v1.Event"),
     validateCreate: validateEventsV1Create,
     validateUpdate: validateEventsV1Update,
   };

@@ -27,9 +27,27 @@ import {
 import { enforceKnownFields, type FieldValidationMode } from "../schema/field-validation.js";
 import type { ServerContext } from "../server/server-context.js";
 import { storageConversionOf, type StorageConversion } from "../storage/event-conversion.js";
-import { checkAppliedFields, decodeCustomResource } from "./custom-resource-decoding.js";
-import { customResourceFromStorage, customResourceToStorage } from "./custom-resource-versions.js";
 import {
+  type AdmissionRequest,
+  type AdmissionStep,
+  type AdmissionStepAttributes,
+  type AwaitStep,
+  retryStaleWrites,
+  runWithAdmission,
+  runWithoutAdmission,
+  StaleWriteError,
+  type WriteSteps,
+} from "./admission-steps.js";
+import { checkAppliedFields, decodeCustomResource } from "./custom-resource-decoding.js";
+import {
+  convertsThroughWebhook,
+  customResourceFromStorage,
+  customResourcesFromStorageAsync,
+  customResourceToStorage,
+  customResourceToStorageAsync,
+} from "./custom-resource-versions.js";
+import {
+  admissionInput,
   beforeCreate,
   beforeUpdate,
   checkNamespace,
@@ -64,7 +82,21 @@ export type UpdateOptions = WriteOptions & {
   readonly managedFieldsOverride?: ManagedFieldsEntry[];
   /** The subresource recorded in managedFields when it differs from `subresource` (scale writes the parent). */
   readonly managedSubresource?: string;
+  /**
+   * What admission sees of the write when it is not the object itself (a scale write admits
+   * the autoscaling/v1 Scale): the view of an object, and the object a mutated view gives.
+   */
+  readonly admissionView?: AdmissionView;
 };
+
+/** The object admission sees of a write that changes another (a Scale of its parent). */
+export interface AdmissionView {
+  /** The subresource admitted (`scale`). */
+  readonly subresource: string;
+  toView(obj: JsonObject): JsonObject;
+  /** `obj` with the (possibly mutated) `view` written back. */
+  fromView(view: JsonObject, obj: JsonObject): JsonObject;
+}
 
 /** Options of a server-side apply (PATCH with `application/apply-patch+yaml`). */
 export type ApplyOptions = WriteOptions & {
@@ -114,6 +146,10 @@ function stringField(meta: JsonObject, key: string): string {
  * kind's strategy, computes managedFields through `apply/field-manager.ts`, detects no-ops
  * and commits to storage; resources served from another resource's storage (events.k8s.io
  * Events) are converted to and from it here.
+ *
+ * `create`, `update`, `apply` and `delete` run without admission (in-process writers). The
+ * `…Admitted` methods run the same writes through a request's admission chain
+ * (`admission-steps.ts`): synchronously when no plugin handles the request, else as a promise.
  */
 export class ResourceOperations {
   readonly #ctx: ServerContext;
@@ -161,6 +197,28 @@ export class ResourceOperations {
     body: JsonObject,
     opts: CreateOptions,
   ): JsonObject {
+    return runWithoutAdmission(this.#createSteps(entry, namespace, body, opts, false));
+  }
+
+  /** {@link create} through the request's admission chain (a promise once a plugin handles it). */
+  createAdmitted(
+    entry: ResourceEntry,
+    namespace: string,
+    body: JsonObject,
+    opts: CreateOptions,
+    request: AdmissionRequest,
+  ): JsonObject | Promise<JsonObject> {
+    return runWithAdmission(this.#createSteps(entry, namespace, body, opts, true), request);
+  }
+
+  /** The steps of a create; `admit`: stop for admission (mutating, then validating). */
+  *#createSteps(
+    entry: ResourceEntry,
+    namespace: string,
+    body: JsonObject,
+    opts: CreateOptions,
+    admit: boolean,
+  ): WriteSteps<JsonObject> {
     const conversion = storageConversionOf(this.#ctx.registry, entry);
     checkTypeMeta(entry, body);
     if (conversion) {
@@ -172,7 +230,8 @@ export class ResourceOperations {
       });
       if (errors.length > 0)
         throw invalidFor(entry, String(metadataOf(body)?.["name"] ?? ""), errors);
-      return conversion.fromStorage(this.create(conversion.storage, namespace, stored, opts));
+      const created = yield* this.#createSteps(conversion.storage, namespace, stored, opts, admit);
+      return conversion.fromStorage(created);
     }
     const inMeta = metadataOf(body) ?? {};
     checkNamespace(entry, namespace, body);
@@ -189,26 +248,48 @@ export class ResourceOperations {
     const generateName = stringField(inMeta, "generateName");
     const givenName = stringField(inMeta, "name");
     this.#admitNamespace(entry, namespace, givenName || generateName || "Unknown");
-    const known = decodeBody(entry, body, opts);
+    let known = decodeBody(entry, body, opts);
+    if (admit) {
+      const attrs = { operation: "CREATE", subresource: "", name: givenName } as const;
+      known = yield* mutateSteps(entry, namespace, known, undefined, attrs, opts);
+    }
     const obj = systemMetaForCreate(entry, namespace, known, this.#now());
     checkTypes(entry, obj);
-    return this.#storeNew(entry, namespace, obj, givenName, generateName, opts);
+    return yield* this.#storeNewSteps(entry, namespace, obj, givenName, generateName, opts, admit);
   }
 
   /** Names (or generates the name of) a new object, runs `beforeCreate` and stores it. */
-  #storeNew(
+  *#storeNewSteps(
     entry: ResourceEntry,
     namespace: string,
     obj: JsonObject,
     givenName: string,
     generateName: string,
     opts: CreateOptions,
-  ): JsonObject {
+    admit: boolean,
+  ): WriteSteps<JsonObject> {
     let attempts = givenName === "" && generateName !== "" ? GENERATE_NAME_ATTEMPTS : 1;
+    let validated = !admit;
     for (;;) {
       const name =
         givenName !== "" ? givenName : generateName !== "" ? generateNameFrom(generateName) : "";
       const candidate = beforeCreate(entry, { ...obj, metadata: { ...metadataOf(obj), name } });
+      const managed =
+        opts.managedFieldsOverride ??
+        managedFieldsAfterUpdate(entry, undefined, candidate, [], {
+          manager: opts.fieldManager,
+          subresource: "",
+          time: this.#now(),
+        });
+      const final: JsonObject = {
+        ...candidate,
+        metadata: { ...metadataOf(candidate), managedFields: managed as unknown as JsonValue },
+      };
+      if (!validated) {
+        // Validating admission sees the object as it will be stored (kube's createValidation).
+        yield validateStep(entry, namespace, name, final, undefined, "CREATE", "", opts.dryRun);
+        validated = true;
+      }
       const key = storageKey(entry, namespace, name);
       const existing = this.#ctx.storage.get(entry.storageId, key);
       if (existing) {
@@ -221,19 +302,13 @@ export class ResourceOperations {
         }
         throw err;
       }
-      const managed =
-        opts.managedFieldsOverride ??
-        managedFieldsAfterUpdate(entry, undefined, candidate, [], {
-          manager: opts.fieldManager,
-          subresource: "",
-          time: this.#now(),
-        });
-      const final: JsonObject = {
-        ...candidate,
-        metadata: { ...metadataOf(candidate), managedFields: managed as unknown as JsonValue },
-      };
       if (opts.dryRun) return { ...final, metadata: { ...metadataOf(final), resourceVersion: "" } };
-      return this.#commit(entry, key, final);
+      const checkAbsent = (): void => {
+        if (this.#ctx.storage.get(entry.storageId, key)) {
+          throw newAlreadyExists(groupResource(entry), name);
+        }
+      };
+      return yield* this.#commitSteps(entry, key, final, admit, checkAbsent);
     }
   }
 
@@ -252,6 +327,60 @@ export class ResourceOperations {
     const stored = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
     const custom = entry.info.custom;
     return stored && custom ? customResourceFromStorage(entry, custom, stored) : stored;
+  }
+
+  /**
+   * The stored object in the entry's form, read for an admitted write: through the CRD's
+   * conversion webhook when its objects cross versions that way, else as {@link find} does.
+   */
+  *#readSteps(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    admit: boolean,
+  ): WriteSteps<JsonObject | undefined> {
+    if (!admit || !convertsThroughWebhook(entry)) return this.find(entry, namespace, name);
+    const stored = this.#ctx.storage.get(entry.storageId, storageKey(entry, namespace, name));
+    if (!stored) return undefined;
+    return yield convertStep(this.#ctx, entry, stored);
+  }
+
+  /**
+   * {@link #commit} for a write that may await: the object is converted to the storage
+   * version through the CRD's conversion webhook when needed, then `check` runs (the write's
+   * stale-read or already-exists check) right before the synchronous commit, and the stored
+   * object is converted back to the entry's version.
+   */
+  *#commitSteps(
+    entry: ResourceEntry,
+    key: string,
+    obj: JsonObject | null,
+    admit: boolean,
+    check: () => void,
+  ): WriteSteps<JsonObject> {
+    const custom = entry.info.custom;
+    if (!admit || !custom || !convertsThroughWebhook(entry)) {
+      check();
+      return this.#commit(entry, key, obj);
+    }
+    const ctx = this.#ctx;
+    const stored = obj
+      ? yield { phase: "await", run: () => customResourceToStorageAsync(ctx, entry, obj) }
+      : null;
+    check();
+    const committed = ctx.storage.commit(entry.storageId, key, stored ?? null).object;
+    if (custom.versions.storageVersion === entry.info.version) return committed;
+    return (yield convertStep(ctx, entry, committed)) ?? committed;
+  }
+
+  /**
+   * Throws {@link StaleWriteError} when the stored object is no longer `read` (its
+   * resourceVersion changed, or it is gone) — possible only after awaiting admission.
+   */
+  #checkNotStale(entry: ResourceEntry, key: string, name: string, read: JsonObject): void {
+    const stored = this.#ctx.storage.get(entry.storageId, key);
+    const rv = stored && metadataOf(stored)?.["resourceVersion"];
+    if (rv !== metadataOf(read)?.["resourceVersion"]) throw new StaleWriteError(entry, name);
   }
 
   /**
@@ -286,9 +415,60 @@ export class ResourceOperations {
     body: JsonObject,
     opts: UpdateOptions,
   ): UpdateResult {
+    return runWithoutAdmission(this.#updateSteps(entry, namespace, name, body, opts, false));
+  }
+
+  /**
+   * {@link update} through the request's admission chain. `body` is the new state, or (a
+   * patch) a function of the stored object giving it; the write runs again from its read when
+   * the object changed while it was admitted (a PUT's stale resourceVersion is then a 409).
+   */
+  updateAdmitted(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    body: JsonObject | ((current: JsonObject) => JsonObject),
+    opts: UpdateOptions,
+    request: AdmissionRequest,
+  ): UpdateResult | Promise<UpdateResult> {
+    const run = (next: JsonObject): UpdateResult | Promise<UpdateResult> =>
+      runWithAdmission(this.#updateSteps(entry, namespace, name, next, opts, true), request);
+    return retryStaleWrites(() => {
+      if (typeof body !== "function") return run(body);
+      if (!convertsThroughWebhook(entry))
+        return run(body(this.getExisting(entry, namespace, name)));
+      // The object a patch applies to, read at the request's version through the webhook.
+      const current = runWithAdmission(this.#readSteps(entry, namespace, name, true), request);
+      return Promise.resolve(current).then((obj) => {
+        if (!obj) throw newNotFound(groupResource(entry), name);
+        return run(body(obj));
+      });
+    });
+  }
+
+  /** The steps of an update; `admit`: stop for admission (mutating, then validating). */
+  *#updateSteps(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    body: JsonObject,
+    opts: UpdateOptions,
+    admit: boolean,
+  ): WriteSteps<UpdateResult> {
     checkTypeMeta(entry, body);
     const conversion = storageConversionOf(this.#ctx.registry, entry);
-    if (conversion) return this.#updateConverted(conversion, entry, namespace, name, body, opts);
+    if (conversion) {
+      const steps = this.#updateConvertedSteps(
+        conversion,
+        entry,
+        namespace,
+        name,
+        body,
+        opts,
+        admit,
+      );
+      return yield* steps;
+    }
     const inMeta = metadataOf(body) ?? {};
     checkNamespace(entry, namespace, body);
     const bodyName = stringField(inMeta, "name");
@@ -297,41 +477,49 @@ export class ResourceOperations {
         `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
       );
     }
-    const existing = this.#read(entry, namespace, name);
+    const existing = yield* this.#readSteps(entry, namespace, name, admit);
     if (!existing) {
       if (entry.policy.allowCreateOnUpdate && opts.subresource === "" && !opts.isPatch) {
         if (stringField(inMeta, "resourceVersion") !== "")
           throw newNotFound(groupResource(entry), name);
-        const created = this.create(
-          entry,
-          namespace,
-          { ...body, metadata: { ...inMeta, name } },
-          opts,
-        );
+        const withName = { ...body, metadata: { ...inMeta, name } };
+        const created = yield* this.#createSteps(entry, namespace, withName, opts, admit);
         return { object: created, created: true };
       }
       throw newNotFound(groupResource(entry), name);
     }
     checkUpdatePreconditions(entry, name, inMeta, existing, opts.isPatch);
-    const known = decodeBody(entry, body, opts);
+    let known = decodeBody(entry, body, opts);
+    if (admit) known = yield* mutateUpdateSteps(entry, namespace, name, known, existing, opts);
     const system = systemMetaForUpdate(entry, namespace, name, known, existing, opts.subresource);
     checkTypes(entry, system.next);
     const next = beforeUpdate(entry, system.next, existing, opts.subresource, system.errors);
     const givenManaged = Array.isArray(inMeta["managedFields"])
       ? (inMeta["managedFields"] as unknown as ManagedFieldsEntry[])
       : undefined;
-    return this.#storeUpdate(entry, namespace, name, next, existing, givenManaged, opts);
+    const steps = this.#storeUpdateSteps(
+      entry,
+      namespace,
+      name,
+      next,
+      existing,
+      givenManaged,
+      opts,
+      admit,
+    );
+    return yield* steps;
   }
 
   /** An update of a resource served from another's storage: checked in its form, stored in the other's. */
-  #updateConverted(
+  *#updateConvertedSteps(
     conversion: StorageConversion,
     entry: ResourceEntry,
     namespace: string,
     name: string,
     body: JsonObject,
     opts: UpdateOptions,
-  ): UpdateResult {
+    admit: boolean,
+  ): WriteSteps<UpdateResult> {
     const stored = conversion.toStorage(body);
     const previous = this.#ctx.storage.get(
       conversion.storage.storageId,
@@ -342,16 +530,16 @@ export class ResourceOperations {
       ? conversion.validateUpdate(scoped, previous)
       : conversion.validateCreate(scoped);
     if (errors.length > 0) throw invalidFor(entry, name, errors);
-    const result = this.update(conversion.storage, namespace, name, stored, opts);
+    const steps = this.#updateSteps(conversion.storage, namespace, name, stored, opts, admit);
+    const result = yield* steps;
     return { ...result, object: conversion.fromStorage(result.object) };
   }
 
   /**
    * Records managedFields (the apply's, the body's own, or the stored ones with this write
-   * recorded), then stores the update: nothing when it changes nothing, the removal when it
-   * leaves an object being deleted without finalizers (and no graceful deletion pending).
+   * recorded), stops for validating admission, then stores the update (see {@link #commitUpdateSteps}).
    */
-  #storeUpdate(
+  *#storeUpdateSteps(
     entry: ResourceEntry,
     namespace: string,
     name: string,
@@ -359,7 +547,23 @@ export class ResourceOperations {
     existing: JsonObject,
     givenManaged: ManagedFieldsEntry[] | undefined,
     opts: UpdateOptions,
-  ): UpdateResult {
+    admit: boolean,
+  ): WriteSteps<UpdateResult> {
+    const final = this.#withManagedFields(entry, next, existing, givenManaged, opts);
+    const key = storageKey(entry, namespace, name);
+    if (admit) yield updateValidateStep(entry, namespace, name, final, existing, opts);
+    const check = admit ? () => this.#checkNotStale(entry, key, name, existing) : () => {};
+    return yield* this.#commitUpdateSteps(entry, key, final, existing, opts, { admit, check });
+  }
+
+  /** `next` with its managedFields: the apply's, the body's own, or the stored ones with this write recorded. */
+  #withManagedFields(
+    entry: ResourceEntry,
+    next: JsonObject,
+    existing: JsonObject,
+    givenManaged: ManagedFieldsEntry[] | undefined,
+    opts: UpdateOptions,
+  ): JsonObject {
     const oldMeta = metadataOf(existing) ?? {};
     const base =
       givenManaged ??
@@ -375,24 +579,39 @@ export class ResourceOperations {
     const finalMeta: JsonObject = { ...metadataOf(next) };
     if (managed.length > 0) finalMeta["managedFields"] = managed as unknown as JsonValue;
     else delete finalMeta["managedFields"];
-    const final: JsonObject = { ...next, metadata: finalMeta };
+    return { ...next, metadata: finalMeta };
+  }
+
+  /**
+   * Stores an update: nothing when it changes nothing, the removal when it leaves an object
+   * being deleted without finalizers (and no graceful deletion pending).
+   */
+  *#commitUpdateSteps(
+    entry: ResourceEntry,
+    key: string,
+    final: JsonObject,
+    existing: JsonObject,
+    opts: UpdateOptions,
+    commit: CommitGuard,
+  ): WriteSteps<UpdateResult> {
+    const { admit, check } = commit;
     if (deepEqual(final, existing)) return { object: existing, created: false };
-    const key = storageKey(entry, namespace, name);
+    const finalMeta = metadataOf(final) ?? {};
     const finalizers = (finalMeta["finalizers"] as string[] | undefined) ?? [];
     // An update that leaves an object being deleted without finalizers completes its
     // deletion, unless a graceful deletion is pending (`staging/src/k8s.io/apiserver/pkg/
     // registry/generic/registry/store.go` shouldDeleteDuringUpdate: only when the grace
     // period is 0), e.g. the kubelet writing the status of a pod it is stopping.
-    const pendingGrace = oldMeta["deletionGracePeriodSeconds"];
+    const pendingGrace = metadataOf(existing)?.["deletionGracePeriodSeconds"];
     const gracefulPending = typeof pendingGrace === "number" && pendingGrace > 0;
     if (finalMeta["deletionTimestamp"] && finalizers.length === 0 && !gracefulPending) {
       if (opts.dryRun) return { object: final, created: false };
-      const removed = this.#commit(entry, key, null);
+      const removed = yield* this.#commitSteps(entry, key, null, admit, check);
       const resourceVersion = metadataOf(removed)?.["resourceVersion"] as JsonValue;
       return { object: { ...final, metadata: { ...finalMeta, resourceVersion } }, created: false };
     }
     if (opts.dryRun) return { object: final, created: false };
-    return { object: this.#commit(entry, key, final), created: false };
+    return { object: yield* this.#commitSteps(entry, key, final, admit, check), created: false };
   }
 
   /**
@@ -407,6 +626,31 @@ export class ResourceOperations {
     applied: JsonObject,
     opts: ApplyOptions,
   ): UpdateResult {
+    return runWithoutAdmission(this.#applySteps(entry, namespace, name, applied, opts, false));
+  }
+
+  /** {@link apply} through the request's admission chain, run again when the object changed meanwhile. */
+  applyAdmitted(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    applied: JsonObject,
+    opts: ApplyOptions,
+    request: AdmissionRequest,
+  ): UpdateResult | Promise<UpdateResult> {
+    return retryStaleWrites(() =>
+      runWithAdmission(this.#applySteps(entry, namespace, name, applied, opts, true), request),
+    );
+  }
+
+  *#applySteps(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    applied: JsonObject,
+    opts: ApplyOptions,
+    admit: boolean,
+  ): WriteSteps<UpdateResult> {
     checkTypeMeta(entry, applied);
     const appliedName = stringField(metadataOf(applied) ?? {}, "name");
     if (appliedName !== "" && appliedName !== name) {
@@ -415,7 +659,7 @@ export class ResourceOperations {
       );
     }
     if (entry.info.custom) checkAppliedFields(entry, entry.info.custom, applied);
-    const live = this.find(entry, namespace, name);
+    const live = yield* this.#readSteps(entry, namespace, name, admit);
     const result = applyWithManagedFields(
       entry,
       live,
@@ -430,17 +674,12 @@ export class ResourceOperations {
     const managed = metadataOf(result)?.["managedFields"] as unknown as
       ManagedFieldsEntry[] | undefined;
     if (!live) {
-      const created = this.create(entry, namespace, result, {
-        ...opts,
-        ...(managed ? { managedFieldsOverride: managed } : {}),
-      });
+      const createOpts = { ...opts, ...(managed ? { managedFieldsOverride: managed } : {}) };
+      const created = yield* this.#createSteps(entry, namespace, result, createOpts, admit);
       return { object: created, created: true };
     }
-    return this.update(entry, namespace, name, result, {
-      ...opts,
-      isPatch: true,
-      managedFieldsOverride: managed ?? [],
-    });
+    const updateOpts = { ...opts, isPatch: true, managedFieldsOverride: managed ?? [] };
+    return yield* this.#updateSteps(entry, namespace, name, result, updateOpts, admit);
   }
 
   /**
@@ -454,15 +693,61 @@ export class ResourceOperations {
     name: string,
     opts: DeleteRequestOptions,
   ): DeleteResult {
+    return runWithoutAdmission(this.#deleteSteps(entry, namespace, name, opts, undefined));
+  }
+
+  /** {@link delete} through the request's admission chain (`options`: the request's DeleteOptions). */
+  deleteAdmitted(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    opts: DeleteRequestOptions,
+    request: AdmissionRequest,
+  ): DeleteResult | Promise<DeleteResult> {
+    return retryStaleWrites(() =>
+      runWithAdmission(this.#deleteSteps(entry, namespace, name, opts, true), request),
+    );
+  }
+
+  *#deleteSteps(
+    entry: ResourceEntry,
+    namespace: string,
+    name: string,
+    opts: DeleteRequestOptions,
+    admit: true | undefined,
+  ): WriteSteps<DeleteResult> {
     const conversion = storageConversionOf(this.#ctx.registry, entry);
     if (conversion) {
-      const result = this.delete(conversion.storage, namespace, name, opts);
+      const result = yield* this.#deleteSteps(conversion.storage, namespace, name, opts, admit);
       return { ...result, object: conversion.fromStorage(result.object) };
     }
     const key = storageKey(entry, namespace, name);
-    const existing = this.getExisting(entry, namespace, name);
+    const existing = yield* this.#readSteps(entry, namespace, name, admit === true);
+    if (!existing) throw newNotFound(groupResource(entry), name);
     const meta = metadataOf(existing) ?? {};
     checkDeletePreconditions(entry, name, meta, opts.preconditions);
+    if (admit) {
+      // kube's deleteValidation: mutating then validating admission of the stored object.
+      const attrs = deleteAttributes(entry, namespace, name, existing, opts.dryRun);
+      yield { phase: "mutate", attrs };
+      yield { phase: "validate", attrs };
+    }
+    const check = admit ? () => this.#checkNotStale(entry, key, name, existing) : () => {};
+    const guard = { admit: admit === true, check };
+    return yield* this.#deleteExistingSteps(entry, key, name, existing, opts, guard);
+  }
+
+  /** The delete of `existing` once admitted (see {@link delete}). */
+  *#deleteExistingSteps(
+    entry: ResourceEntry,
+    key: string,
+    name: string,
+    existing: JsonObject,
+    opts: DeleteRequestOptions,
+    guard: CommitGuard,
+  ): WriteSteps<DeleteResult> {
+    const { admit, check } = guard;
+    const meta = metadataOf(existing) ?? {};
     const decision = strategyFor(entry.info).beforeDelete?.(existing, {
       name,
       now: this.#now(),
@@ -476,7 +761,8 @@ export class ResourceOperations {
     const terminating = decision?.terminate;
     if (terminating) {
       if (terminating === existing || opts.dryRun) return { object: terminating, removed: false };
-      return { object: this.#commit(entry, key, terminating), removed: false };
+      const committed = yield* this.#commitSteps(entry, key, terminating, admit, check);
+      return { object: committed, removed: false };
     }
     const finalizers = new Set([
       ...((meta["finalizers"] as string[] | undefined) ?? []),
@@ -485,40 +771,58 @@ export class ResourceOperations {
     const status = decision?.status ?? existing["status"];
     addPropagationFinalizer(finalizers, opts.propagationPolicy);
     if (finalizers.size > 0) {
-      if (meta["deletionTimestamp"]) {
-        // A delete with no grace left ends a pending graceful deletion (`staging/src/k8s.io/
-        // apiserver/pkg/registry/rest/delete.go` BeforeDelete lowers the period to 0), so
-        // removing the last finalizer then completes it.
-        const pending = meta["deletionGracePeriodSeconds"];
-        if (typeof pending !== "number" || pending <= 0)
-          return { object: existing, removed: false };
-        const lowered: JsonObject = {
-          ...existing,
-          metadata: { ...meta, deletionTimestamp: this.#now(), deletionGracePeriodSeconds: 0 },
-        };
-        if (opts.dryRun) return { object: lowered, removed: false };
-        return { object: this.#commit(entry, key, lowered), removed: false };
-      }
-      const generation =
-        typeof meta["generation"] === "number" && meta["generation"] > 0
-          ? meta["generation"] + 1
-          : meta["generation"];
-      const marked: JsonObject = {
-        ...existing,
-        ...(status !== undefined ? { status } : {}),
-        metadata: {
-          ...meta,
-          ...(generation !== undefined ? { generation } : {}),
-          deletionTimestamp: this.#now(),
-          deletionGracePeriodSeconds: 0,
-          finalizers: [...finalizers],
-        },
-      };
-      if (opts.dryRun) return { object: marked, removed: false };
-      return { object: this.#commit(entry, key, marked), removed: false };
+      const marking = { finalizers, status };
+      return yield* this.#markDeletedSteps(entry, key, existing, marking, opts, guard);
     }
     if (opts.dryRun) return { object: existing, removed: true };
-    return { object: this.#commit(entry, key, null), removed: true };
+    return { object: yield* this.#commitSteps(entry, key, null, admit, check), removed: true };
+  }
+
+  /** A delete that finalizers hold: deletionTimestamp set (or a pending graceful deletion ended). */
+  *#markDeletedSteps(
+    entry: ResourceEntry,
+    key: string,
+    existing: JsonObject,
+    marking: { readonly finalizers: ReadonlySet<string>; readonly status: JsonValue | undefined },
+    opts: DeleteRequestOptions,
+    guard: CommitGuard,
+  ): WriteSteps<DeleteResult> {
+    const { finalizers, status } = marking;
+    const { admit, check } = guard;
+    const meta = metadataOf(existing) ?? {};
+    if (meta["deletionTimestamp"]) {
+      // A delete with no grace left ends a pending graceful deletion (`staging/src/k8s.io/
+      // apiserver/pkg/registry/rest/delete.go` BeforeDelete lowers the period to 0), so
+      // removing the last finalizer then completes it.
+      const pending = meta["deletionGracePeriodSeconds"];
+      if (typeof pending !== "number" || pending <= 0) return { object: existing, removed: false };
+      const lowered: JsonObject = {
+        ...existing,
+        metadata: { ...meta, deletionTimestamp: this.#now(), deletionGracePeriodSeconds: 0 },
+      };
+      if (opts.dryRun) return { object: lowered, removed: false };
+      return {
+        object: yield* this.#commitSteps(entry, key, lowered, admit, check),
+        removed: false,
+      };
+    }
+    const generation =
+      typeof meta["generation"] === "number" && meta["generation"] > 0
+        ? meta["generation"] + 1
+        : meta["generation"];
+    const marked: JsonObject = {
+      ...existing,
+      ...(status !== undefined ? { status } : {}),
+      metadata: {
+        ...meta,
+        ...(generation !== undefined ? { generation } : {}),
+        deletionTimestamp: this.#now(),
+        deletionGracePeriodSeconds: 0,
+        finalizers: [...finalizers],
+      },
+    };
+    if (opts.dryRun) return { object: marked, removed: false };
+    return { object: yield* this.#commitSteps(entry, key, marked, admit, check), removed: false };
   }
 
   /** Removes one finalizer from an object (controllers), completing its deletion when none remain. */
@@ -643,4 +947,152 @@ function generateNameFrom(prefix: string): string {
   let suffix = "";
   for (const b of bytes) suffix += GENERATE_NAME_CHARS[b % GENERATE_NAME_CHARS.length];
   return prefix.slice(0, 58) + suffix;
+}
+
+/**
+ * How a write commits: `admit` (an admitted write, which may await a conversion) and the
+ * check run right before the synchronous commit (the stored object unchanged since read).
+ */
+interface CommitGuard {
+  readonly admit: boolean;
+  readonly check: () => void;
+}
+
+/** The admission-relevant parts of a write the store's steps name. */
+interface StepIdentity {
+  readonly operation: "CREATE" | "UPDATE";
+  readonly subresource: string;
+  readonly name: string;
+}
+
+/**
+ * The mutating admission stop of a write: admission sees the decoded object with its
+ * namespace and defaults; a changed object comes back decoded as kube decodes a webhook's
+ * output (fields the type does not define dropped, custom resources pruned and defaulted).
+ */
+function* mutateSteps(
+  entry: ResourceEntry,
+  namespace: string,
+  known: JsonObject,
+  oldObject: JsonObject | undefined,
+  identity: StepIdentity,
+  opts: WriteOptions,
+): WriteSteps<JsonObject> {
+  let input: JsonObject | undefined;
+  const prepare = (): JsonObject => (input ??= admissionInput(entry, namespace, known));
+  const attrs: AdmissionStepAttributes = {
+    ...identity,
+    entry,
+    namespace,
+    object: known,
+    oldObject,
+    dryRun: opts.dryRun,
+  };
+  const out = yield { phase: "mutate", attrs, prepare };
+  if (out === undefined || out === known || out === input) return known;
+  return decodeBody(entry, out, { ...opts, fieldValidation: "Ignore", warnings: [] });
+}
+
+/** The mutating admission stop of an update, through its admission view (a Scale) when it has one. */
+function* mutateUpdateSteps(
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  known: JsonObject,
+  existing: JsonObject,
+  opts: UpdateOptions,
+): WriteSteps<JsonObject> {
+  const view = opts.admissionView;
+  if (!view) {
+    const identity = { operation: "UPDATE", subresource: opts.subresource, name } as const;
+    return yield* mutateSteps(entry, namespace, known, existing, identity, opts);
+  }
+  const input = view.toView(known);
+  const out = yield {
+    phase: "mutate",
+    attrs: {
+      operation: "UPDATE",
+      entry,
+      subresource: view.subresource,
+      namespace,
+      name,
+      object: input,
+      oldObject: view.toView(existing),
+      dryRun: opts.dryRun,
+    },
+  };
+  return out === undefined || out === input ? known : view.fromView(out, known);
+}
+
+/** The validating admission stop of a write: the object as it will be stored. */
+function validateStep(
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  object: JsonObject,
+  oldObject: JsonObject | undefined,
+  operation: "CREATE" | "UPDATE",
+  subresource: string,
+  dryRun: boolean,
+): AdmissionStep {
+  const attrs = { operation, entry, subresource, namespace, name, object, oldObject, dryRun };
+  return { phase: "validate", attrs };
+}
+
+/** The validating admission stop of an update, through its admission view when it has one. */
+function updateValidateStep(
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  final: JsonObject,
+  existing: JsonObject,
+  opts: UpdateOptions,
+): AdmissionStep {
+  const view = opts.admissionView;
+  if (!view) {
+    return validateStep(
+      entry,
+      namespace,
+      name,
+      final,
+      existing,
+      "UPDATE",
+      opts.subresource,
+      opts.dryRun,
+    );
+  }
+  const object = view.toView(final);
+  const old = view.toView(existing);
+  return validateStep(entry, namespace, name, object, old, "UPDATE", view.subresource, opts.dryRun);
+}
+
+/** A delete's admission attributes: the stored object as oldObject, no object. */
+function deleteAttributes(
+  entry: ResourceEntry,
+  namespace: string,
+  name: string,
+  existing: JsonObject,
+  dryRun: boolean,
+): AdmissionStepAttributes {
+  return {
+    operation: "DELETE",
+    entry,
+    subresource: "",
+    namespace,
+    name,
+    object: undefined,
+    oldObject: existing,
+    dryRun,
+  };
+}
+
+/** An await stop converting a stored custom resource to `entry`'s version through its webhook. */
+function convertStep(ctx: ServerContext, entry: ResourceEntry, stored: JsonObject): AwaitStep {
+  return {
+    phase: "await",
+    run: async () => {
+      const [converted] = await customResourcesFromStorageAsync(ctx, entry, [stored]);
+      return converted ?? stored;
+    },
+  };
 }

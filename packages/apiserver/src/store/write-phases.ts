@@ -102,6 +102,23 @@ export function validateForStorage(
   }
 }
 
+/**
+ * The object mutating admission sees of a write (kube admits the decoded body, defaulted by
+ * its decoding, with the request's namespace): the kind's defaults applied and, for a
+ * namespaced resource, `metadata.namespace` set. Server-owned metadata is still the body's.
+ */
+export function admissionInput(
+  entry: ResourceEntry,
+  namespace: string,
+  obj: JsonObject,
+): JsonObject {
+  const strategy = strategyFor(entry.info);
+  let out = obj;
+  if (entry.info.namespaced) out = { ...out, metadata: { ...metadataOf(out), namespace } };
+  if (strategy.applyDefaults) out = strategy.applyDefaults(out);
+  return out;
+}
+
 /** Metadata a client cannot set on create, cleared before the server sets its own. */
 const CLEARED_ON_CREATE = [
   "uid",
@@ -152,6 +169,11 @@ export function beforeCreate(entry: ResourceEntry, candidate: JsonObject): JsonO
   return obj;
 }
 
+/** Whether `subresource` is one of the kind's further status-writing subresources (CSR approval). */
+function writesStatus(entry: ResourceEntry, subresource: string): boolean {
+  return strategyFor(entry.info).statusSubresources?.[subresource] !== undefined;
+}
+
 /** Metadata the server owns on update: kept from the stored object, never from the body. */
 const CARRIED_ON_UPDATE = [
   "uid",
@@ -176,7 +198,7 @@ export function systemMetaForUpdate(
   subresource: string,
 ): { next: JsonObject; errors: FieldError[] } {
   let next = body;
-  if (subresource === "status") {
+  if (subresource === "status" || writesStatus(entry, subresource)) {
     next = { ...existing, status: body["status"] ?? null };
     if (next["status"] === null) delete next["status"];
   } else if (hasStatusSubresource(entry)) {
@@ -250,7 +272,12 @@ export function beforeUpdate(
 ): JsonObject {
   const kind = strategyFor(entry.info);
   // Status writes skip the spec rules, as kube's status strategies do.
-  const rules = subresource === "" ? kind : subresource === "status" ? kind.status : undefined;
+  const rules =
+    subresource === ""
+      ? kind
+      : subresource === "status"
+        ? kind.status
+        : (kind.statusSubresources?.[subresource] ?? kind.specSubresources?.[subresource]);
   let obj = next;
   if (rules?.prepareForUpdate) obj = rules.prepareForUpdate(obj, existing);
   if (kind.applyDefaults) obj = kind.applyDefaults(obj);

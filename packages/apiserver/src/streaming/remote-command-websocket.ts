@@ -5,7 +5,11 @@
  * speak them over `wsstream` (`k8s.io/apiserver/pkg/util/wsstream/conn.go`): binary messages
  * whose first byte is the channel — 0 stdin, 1 stdout, 2 stderr, 3 error (one JSON
  * `metav1.Status`), 4 resize (JSON `{"Width":W,"Height":H}`) — and, in v5 only, 255 = close,
- * whose second byte names the channel the client has finished writing (stdin EOF).
+ * whose second byte names the channel the client has finished writing (stdin EOF). Text
+ * messages are read like binary ones (wsstream's `websocket.Message.Receive` takes either;
+ * the Python client's `write_stdin` sends text). Frames leave one at a time, each written to
+ * the socket before the next starts, as the kubelet's one writer per connection does: the
+ * ready message, the output, the status on the error channel, then the close frame.
  */
 import { EventEmitter } from "node:events";
 import { Readable, Writable } from "node:stream";
@@ -64,6 +68,8 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
   readonly #aborter = new AbortController();
   #finished = false;
   #stdinEnded = false;
+  /** Settles once every frame sent so far has been written to the socket. */
+  #written: Promise<void> = Promise.resolve();
 
   readonly #ws: WebSocket;
 
@@ -79,7 +85,7 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
       : undefined;
     this.stdout = streams.stdout ? this.#channelWriter(STDOUT) : undefined;
     this.stderr = streams.stderr ? this.#channelWriter(STDERR) : undefined;
-    ws.on("message", (data, isBinary) => this.#receive(toBuffer(data), isBinary));
+    ws.on("message", (data) => this.#receive(toBuffer(data)));
     ws.on("close", () => {
       this.#endStdin();
       if (!this.#finished) this.#aborter.abort(new Error("the client closed the connection"));
@@ -87,7 +93,7 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
     ws.on("error", () => ws.terminate());
     // wsstream tells the client the streams are ready with an empty message on the lowest
     // writable channel (`createWebSocketStreams`).
-    this.#send(streams.stdout ? STDOUT : streams.stderr ? STDERR : ERROR, Buffer.alloc(0));
+    void this.#send(streams.stdout ? STDOUT : streams.stderr ? STDERR : ERROR, Buffer.alloc(0));
   }
 
   /** Aborted when the connection closes before the session finished. */
@@ -98,8 +104,9 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
   /**
    * Ends the session as kube's `conns.finish` does: stops reading stdin and resizes, waits
    * for the output written so far to reach the socket, writes `status` on the error channel
-   * and sends a normal close frame; the client closes the connection once it has read
-   * everything (`ws` cuts it 30 s later if it never answers the close).
+   * and, once that frame is written, sends a normal close frame (sent together, python-client
+   * 22.6.0 misses the status); the client closes the connection once it has read everything
+   * (`ws` cuts it 30 s later if it never answers the close).
    */
   async finish(status: Status | JsonObject): Promise<void> {
     if (this.#finished) return;
@@ -108,13 +115,13 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
     this.resizes.removeAllListeners();
     await Promise.all([endWriter(this.stdout), endWriter(this.stderr)]);
     if (this.#ws.readyState !== this.#ws.OPEN) return;
-    this.#send(ERROR, Buffer.from(errorStreamBody(status)));
-    this.#ws.close(1000);
+    await this.#send(ERROR, Buffer.from(errorStreamBody(status)));
+    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.close(1000);
   }
 
-  #receive(data: Buffer, isBinary: boolean): void {
+  #receive(data: Buffer): void {
     const message = decodeChannelMessage(data);
-    if (this.#finished || !isBinary || message === undefined) return;
+    if (this.#finished || message === undefined) return;
     const { channel, data: payload } = message;
     if (channel === STDIN && this.stdin && !this.#stdinEnded) {
       if (payload.length > 0 && !this.stdin.push(payload)) this.#ws.pause();
@@ -138,12 +145,21 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
     if (this.#ws.isPaused) this.#ws.resume();
   }
 
-  #send(channel: number, payload: Buffer, callback?: (err?: Error) => void): void {
-    if (this.#ws.readyState !== this.#ws.OPEN) {
-      callback?.();
-      return;
-    }
-    this.#ws.send(encodeChannelMessage(channel, payload), { binary: true }, callback);
+  /**
+   * Sends one channel message after every earlier one has been written to the socket;
+   * settles when it has been written (or dropped, the connection being gone). Never rejects.
+   */
+  #send(channel: number, payload: Buffer): Promise<void> {
+    const frame = encodeChannelMessage(channel, payload);
+    const written = this.#written.then(
+      () =>
+        new Promise<void>((resolve) => {
+          if (this.#ws.readyState !== this.#ws.OPEN) resolve();
+          else this.#ws.send(frame, { binary: true }, () => resolve());
+        }),
+    );
+    this.#written = written;
+    return written;
   }
 
   #channelWriter(channel: number): Writable {
@@ -151,7 +167,7 @@ export class WebSocketRemoteCommand implements RemoteCommandStreams {
       write: (chunk: Buffer, _encoding, callback) => {
         // A write after the client went away is dropped rather than failed: the session's
         // signal tells the writer to stop.
-        this.#send(channel, chunk, () => callback());
+        void this.#send(channel, chunk).then(() => callback());
       },
     });
     // A handler writing after the session finished gets ERR_STREAM_WRITE_AFTER_END through

@@ -2,7 +2,9 @@
  * HTTP upgrade requests to the embedded server (Node's `upgrade` event): `pods/exec` and
  * `pods/attach` (WebSocket, `remote-command-session.ts`) and `pods/portforward`
  * (`port-forward.ts`). They pass the same gates as every request — request-target parsing,
- * injected latency and failures, authentication — and the pod is looked up (404) before the
+ * injected latency and failures, authentication and authorization (`create pods/exec` for a
+ * SPDY POST, `get pods/exec` for a WebSocket GET, as kube 1.32 derives the verb from the
+ * method) — and the pod is looked up (404) before the
  * subresource's own checks. Any other upgrade request is served by the ordinary handler on
  * the raw socket, as kube-apiserver ignores an `Upgrade` header it has no use for.
  */
@@ -10,12 +12,7 @@ import { setMaxListeners } from "node:events";
 import { ServerResponse, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { StatusError, newInternalError, newStatusError } from "kubekit";
-import {
-  ANONYMOUS_USER,
-  authenticateRequest,
-  type AuthenticationConfig,
-  type UserInfo,
-} from "../auth/authentication.js";
+import { admitRequest, defaultAccessControl } from "../authorization/access-control.js";
 import type { BuiltInContainers } from "../containers/shell/built-in-containers.js";
 import type { ServerFaults } from "../server/faults.js";
 import { requireHostAssigned } from "./pod-stream-target.js";
@@ -44,17 +41,10 @@ export class UpgradeHandler {
 
   readonly #ctx: ServerContext;
   readonly #faults: ServerFaults;
-  readonly #auth: AuthenticationConfig | undefined;
 
-  constructor(
-    ctx: ServerContext,
-    faults: ServerFaults,
-    auth: AuthenticationConfig | undefined,
-    builtIns: BuiltInContainers,
-  ) {
+  constructor(ctx: ServerContext, faults: ServerFaults, builtIns: BuiltInContainers) {
     this.#ctx = ctx;
     this.#faults = faults;
-    this.#auth = auth;
     this.#remoteCommands = new RemoteCommandSessions(builtIns);
   }
 
@@ -114,14 +104,16 @@ export class UpgradeHandler {
       return;
     }
     if (this.#faults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.#faults.latencyMs));
-    let user: UserInfo = ANONYMOUS_USER;
-    if (this.#auth) {
-      const result = authenticateRequest(req, this.#auth);
-      if (!result.ok) {
-        writeUpgradeStatus(socket, newStatusError(401, "Unauthorized", "Unauthorized"));
-        return;
-      }
-      user = result.user;
+    const user = admitRequest(
+      this.#ctx.access ?? defaultAccessControl(this.#ctx),
+      req,
+      target.path,
+      info,
+      false,
+    );
+    if (user === "unauthorized") {
+      writeUpgradeStatus(socket, newStatusError(401, "Unauthorized", "Unauthorized"));
+      return;
     }
     const failure = this.#faults.takeFailure(info);
     if (failure) {

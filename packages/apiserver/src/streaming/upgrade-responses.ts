@@ -44,7 +44,15 @@ export function writeUpgradeRefusal(
   socket.end(Buffer.concat([Buffer.from(head, "latin1"), bytes]));
 }
 
-/** Refuses an upgrade with a `Status` body, as kube-apiserver answers before switching protocols. */
+/**
+ * Refuses an upgrade with a `Status` body, as kube-apiserver answers before switching
+ * protocols (ending with the newline of its JSON serializer).
+ */
 export function writeUpgradeStatus(socket: Duplex, err: StatusError): void {
-  writeUpgradeRefusal(socket, err.status.code, JSON.stringify(err.status), "application/json");
+  writeUpgradeRefusal(
+    socket,
+    err.status.code,
+    `${JSON.stringify(err.status)}\n`,
+    "application/json",
+  );
 }

@@ -6,7 +6,11 @@ import {
   type Status,
   newInternalError,
 } from "kubekit";
-import { readConversionOf } from "../store/custom-resource-versions.js";
+import {
+  convertsThroughWebhook,
+  customResourcesFromStorageAsync,
+  readConversionOf,
+} from "../store/custom-resource-versions.js";
 import { objectJson } from "../encoding/object-encoding.js";
 import type { OutputFormat } from "../encoding/output-format.js";
 import type { ResourceEntry } from "../registry/registry.js";
@@ -21,6 +25,12 @@ export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
 /** How long a dropped slow watcher may take to drain its last frame before its socket is destroyed. */
 const DROP_DRAIN_MS = 5_000;
 
+/**
+ * The most events a watch of a webhook-converted resource holds while they wait for their
+ * conversion; beyond it the watcher is dropped as a slow reader (memory stays bounded).
+ */
+const MAX_PENDING_CONVERSIONS = 1024;
+
 /** One open watch response: filters storage events, encodes and writes them, handles its lifetime. */
 export class WatchStream {
   #closed = false;
@@ -32,6 +42,11 @@ export class WatchStream {
    * core storage, custom resources at another version than the storage version).
    */
   readonly #fromStorage: ((stored: JsonObject) => JsonObject) | undefined;
+  /**
+   * Set for custom resources converted by a conversion webhook: every frame then waits in
+   * this chain, so that events (and the bookmarks after them) are written in storage order.
+   */
+  #conversions: { tail: Promise<void>; pending: number } | undefined;
 
   readonly #ctx: ServerContext;
   readonly #entry: ResourceEntry;
@@ -58,6 +73,7 @@ export class WatchStream {
     this.#allowBookmarks = allowBookmarks;
     this.#registry = registry;
     this.#fromStorage = readConversionOf(ctx.registry, entry);
+    if (convertsThroughWebhook(entry)) this.#conversions = { tail: Promise.resolve(), pending: 0 };
     res.on("close", () => this.#finish());
     res.on("drain", () => registry.reportDrained(this));
   }
@@ -95,7 +111,9 @@ export class WatchStream {
       apiVersion: metadataOnly ? "meta.k8s.io/v1" : formatApiVersion(this.#entry.info),
       metadata: { resourceVersion: String(rv), ...(annotations ? { annotations } : {}) },
     };
-    this.#writeFrame(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`);
+    const frame = `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`;
+    if (this.#conversions) this.#afterConversions(() => Promise.resolve(frame));
+    else this.#writeFrame(frame);
   }
 
   /**
@@ -169,6 +187,13 @@ export class WatchStream {
   }
 
   #write(type: string, obj: JsonObject): void {
+    if (this.#conversions) {
+      this.#afterConversions(async () => {
+        const [converted] = await customResourcesFromStorageAsync(this.#ctx, this.#entry, [obj]);
+        return `{"type":"${type}","object":${this.#encode(converted ?? obj)}}\n`;
+      });
+      return;
+    }
     let objectText: string;
     try {
       objectText = this.#encode(this.#fromStorage ? this.#fromStorage(obj) : obj);
@@ -179,6 +204,31 @@ export class WatchStream {
       return;
     }
     this.#writeFrame(`{"type":"${type}","object":${objectText}}\n`);
+  }
+
+  /**
+   * Writes the frame `produce` makes once every earlier frame is written. A failed conversion
+   * ends the watch with an InternalError ERROR event, as kube's etcd watcher sends a decode
+   * failure (`transformErrorToEvent` in `staging/src/k8s.io/apiserver/pkg/storage/etcd3/watcher.go`).
+   */
+  #afterConversions(produce: () => Promise<string>): void {
+    const conversions = this.#conversions as { tail: Promise<void>; pending: number };
+    if (conversions.pending >= MAX_PENDING_CONVERSIONS) {
+      this.dropSlowReader();
+      return;
+    }
+    conversions.pending++;
+    conversions.tail = conversions.tail.then(async () => {
+      try {
+        if (this.#closed || this.#stalled) return;
+        const frame = await produce();
+        if (!this.#stalled) this.#writeFrame(frame);
+      } catch (err) {
+        this.fail(newInternalError((err as Error).message).status);
+      } finally {
+        conversions.pending--;
+      }
+    });
   }
 
   #encode(obj: JsonObject): string {

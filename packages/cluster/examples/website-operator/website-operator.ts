@@ -5,7 +5,8 @@
  * it, both owned by the Website through a controller ownerReference, and reports in the
  * Website's status (written through its `/status` subresource) how many replicas are
  * available and a `Ready` condition. A finalizer makes deleting a Website wait until the
- * operator has deleted its Deployment and Service.
+ * operator has deleted its Deployment and Service. Given a `WebhookServer`, the Manager also
+ * serves the Website's defaulting and validating webhooks (website-webhooks.ts).
  *
  * The typed path end to end: `websites(clientset, ns)` is a `ResourceClient<Website>`,
  * `websiteInformer(factory)` a shared informer with a `NamespacedResourceLister<Website>`;
@@ -18,6 +19,7 @@ import {
   type KubeConfig,
   type Logger,
   type Reconciler,
+  type WebhookServer,
   Controller,
   Manager,
   SharedInformerFactory,
@@ -35,6 +37,7 @@ import {
   websiteInformer,
   websites,
 } from "./generated/example.com/v1.js";
+import { registerWebsiteWebhooks } from "./website-webhooks.js";
 
 /** The finalizer the operator puts on every Website it manages. */
 export const WEBSITE_FINALIZER = "example.com/website-cleanup";
@@ -184,6 +187,11 @@ export interface WebsiteOperatorOptions {
   /** The namespace it watches (default: every namespace). */
   readonly namespace?: string;
   readonly logger?: Logger;
+  /**
+   * The server of the Website's admission webhooks (webhook/website-webhooks.yaml registers
+   * them with the API server); run by the Manager. Default: no webhooks served.
+   */
+  readonly webhookServer?: WebhookServer;
 }
 
 /** The reconcile of one Website key: cleanup when it is being deleted, else converge. */
@@ -247,7 +255,8 @@ function websiteReconciler(
 
 /**
  * The Website operator as a Manager running one controller: it watches Websites, and the
- * Deployments and Services they own (their controller's key), in `namespace`. Start it with
+ * Deployments and Services they own (their controller's key), in `namespace`, and the
+ * `webhookServer` with the Website's webhooks registered, when one is given. Start it with
  * `manager.start(signal)`; it runs until the signal aborts.
  */
 export function websiteOperator(options: WebsiteOperatorOptions): Manager {
@@ -277,5 +286,9 @@ export function websiteOperator(options: WebsiteOperatorOptions): Manager {
   });
   manager.add(factory);
   manager.add(controller);
+  if (options.webhookServer !== undefined) {
+    registerWebsiteWebhooks(options.webhookServer);
+    manager.add(options.webhookServer);
+  }
   return manager;
 }

@@ -5,15 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ApiServer } from "@kubekit/apiserver";
+import { parseGoDuration } from "kubekit/apimachinery";
 import { selectControllers } from "../controller-selection.js";
 import { startCluster } from "../simulated-cluster.js";
 import { CLUSTER_CONTROLLER_NAMES } from "../simulated-cluster-options.js";
-import { parseGoDuration } from "./go-duration-flag.js";
 import { StopSignals } from "./stop-signals.js";
 
 /** The help of `kubekit serve`. */
-export const SERVE_USAGE = `usage: kubekit serve [--port N] [--tls] [--kubeconfig-out FILE] [--minor-version N]
-                     [--event-ttl DURATION] [--nodes N] [--controllers LIST] [--no-cluster]
+export const SERVE_USAGE = `usage: kubekit serve [--port N] [--tls] [--authorization MODE] [--kubeconfig-out FILE]
+                     [--minor-version N] [--event-ttl DURATION] [--nodes N] [--controllers LIST] [--no-cluster]
 
 Runs the embedded Kubernetes API server on 127.0.0.1 until interrupted (Ctrl+C, SIGTERM)
 and writes a kubeconfig for kubectl. A simulated cluster runs with it: Nodes with kubelets
@@ -24,7 +24,13 @@ kubeconfig is still removed).
 
   --port N              port to listen on (default 0: a free one)
   --tls                 serve HTTPS with a generated CA and require the bearer token written
-                        into the kubeconfig (kubectl sends credentials only over TLS)
+                        into the kubeconfig (kubectl sends credentials only over TLS) or a
+                        client certificate the CA issued (approved CertificateSigningRequests);
+                        requests without credentials may only read /version and the health
+                        endpoints (403 elsewhere, as on a real cluster)
+  --authorization MODE  AlwaysAllow (default) or RBAC: enforce Roles, ClusterRoles and their
+                        bindings from kube's bootstrap policy (implies --tls; the kubeconfig's
+                        user is in system:masters)
   --kubeconfig-out FILE write the kubeconfig to FILE and keep it on exit (default: a file in
                         the temporary directory, removed on exit)
   --minor-version N     the Kubernetes minor version /version reports (v1.N; default v1.32)
@@ -55,6 +61,7 @@ function usageError(message: string): number {
 interface ServeSettings {
   readonly port: number;
   readonly tls: boolean;
+  readonly authorization: "AlwaysAllow" | "RBAC";
   readonly minor: number | undefined;
   readonly eventTtlMs: number;
   readonly cluster: { nodes: number; controllers: string[] } | undefined;
@@ -66,6 +73,7 @@ function parseServeArgs(args: string[]): ServeSettings | number {
   let values: {
     port?: string;
     tls?: boolean;
+    authorization?: string;
     "kubeconfig-out"?: string;
     "minor-version"?: string;
     "event-ttl"?: string;
@@ -80,6 +88,7 @@ function parseServeArgs(args: string[]): ServeSettings | number {
       options: {
         port: { type: "string" },
         tls: { type: "boolean" },
+        authorization: { type: "string" },
         "kubeconfig-out": { type: "string" },
         "minor-version": { type: "string" },
         "event-ttl": { type: "string" },
@@ -98,6 +107,9 @@ function parseServeArgs(args: string[]): ServeSettings | number {
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
+  const authorization = values.authorization ?? "AlwaysAllow";
+  if (authorization !== "AlwaysAllow" && authorization !== "RBAC")
+    return usageError(`--authorization must be AlwaysAllow or RBAC, got "${authorization}"`);
   const port = integerOption("port", values.port ?? "0", 0, 65535);
   if (typeof port === "string") return usageError(port);
   const minor =
@@ -120,7 +132,8 @@ function parseServeArgs(args: string[]): ServeSettings | number {
   }
   return {
     port,
-    tls: values.tls === true,
+    tls: values.tls === true || authorization === "RBAC",
+    authorization,
     minor,
     eventTtlMs,
     cluster: values["no-cluster"] === true ? undefined : { nodes, controllers },
@@ -139,7 +152,7 @@ function parseServeArgs(args: string[]): ServeSettings | number {
 export async function serveCommand(args: string[]): Promise<number> {
   const settings = parseServeArgs(args);
   if (typeof settings === "number") return settings;
-  const { port, tls, minor, eventTtlMs, cluster } = settings;
+  const { port, tls, authorization, minor, eventTtlMs, cluster } = settings;
   // The kubeconfig to remove on a forced exit, once it is known.
   let temporaryKubeconfig: string | undefined;
   // Listen for the stop signals before anything starts, so that a signal arriving at any point
@@ -152,10 +165,17 @@ export async function serveCommand(args: string[]): Promise<number> {
   const api = await ApiServer.start({
     port,
     tls,
+    authorization,
     eventTtlMs,
     ...(minor === undefined ? {} : { minorVersion: String(minor) }),
     ...(token
-      ? { auth: { tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } } } }
+      ? {
+          auth: {
+            tokens: { [token]: { name: "kubekit-admin", groups: ["system:masters"] } },
+            // Certificates the cluster's CA issues (approved CSRs) authenticate too.
+            clientCertificates: true,
+          },
+        }
       : {}),
   });
   // The control plane stops with the server (a pre-shutdown hook of `api.stop()`).

@@ -6,6 +6,7 @@
  * `pkg/controller/cronjob/utils.go` (mostRecentScheduleTime, nextScheduleTimeDuration).
  */
 import { CronDate, CronExpressionParser } from "cron-parser";
+import { parseGoDuration } from "kubekit/apimachinery";
 
 /** A schedule robfig/cron's standard parser refuses; the message is robfig's. */
 export class CronScheduleError extends Error {
@@ -71,27 +72,11 @@ const DESCRIPTORS: Readonly<Record<string, string>> = {
   "@hourly": "0 * * * *",
 };
 
-const GO_DURATION_UNITS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /** Go's `time.ParseDuration` for the durations `@every` takes (`1h30m`, `90s`, `1.5h`); ms. */
-function parseGoDuration(text: string): number {
-  const match = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(text);
-  if (text === "0") return 0;
-  if (match === null) throw new CronScheduleError(`time: invalid duration "${text}"`);
-  let total = 0;
-  for (const part of text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
-    total += Number(part[1]) * (GO_DURATION_UNITS[part[2] ?? ""] ?? 0);
-  }
-  return match[1] === "-" ? -total : total;
+function everyDurationMs(text: string): number {
+  const ms = parseGoDuration(text);
+  if (ms === undefined) throw new CronScheduleError(`time: invalid duration "${text}"`);
+  return ms;
 }
 
 /** robfig's `mustParseInt`: a non-negative decimal integer. */
@@ -232,7 +217,7 @@ export function parseCronSchedule(spec: string): CronSchedule {
       const duration = every[1] ?? "";
       let ms: number;
       try {
-        ms = parseGoDuration(duration);
+        ms = everyDurationMs(duration);
       } catch (err) {
         throw new CronScheduleError(`failed to parse duration ${text}: ${(err as Error).message}`);
       }

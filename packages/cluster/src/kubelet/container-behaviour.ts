@@ -17,6 +17,11 @@ export interface ContainerBehaviour {
   readonly terminationMs: number;
   /** What the container prints when it starts, from the `log` annotation (undefined: none given). */
   readonly log: string | undefined;
+  /**
+   * Whether the exit-code or run-ms annotation scripts the container's exit: then it exits
+   * as they say even when its command runs (the command's output still goes to the log).
+   */
+  readonly scripted: boolean;
 }
 
 /** A non-negative integer annotation value, or undefined when absent or malformed. */
@@ -39,6 +44,10 @@ function exitCodeOf(value: string | undefined): number | undefined {
  * told otherwise, so a pod-wide exit code or run time describes the app containers (a Job's
  * work), not its setup.
  *
+ * These are the defaults of a container whose command does not run as a process (see
+ * `kubelet.ts`); with a process, only a given exit code or run time (`scripted`) overrides
+ * what the process does.
+ *
  * - exit code: given → the container exits with it; otherwise app containers of
  *   run-to-completion pods (`restartPolicy` Never or OnFailure) and init containers exit 0,
  *   and app containers of `Always` pods run until stopped;
@@ -57,10 +66,11 @@ export function containerBehaviour(
   const restartPolicy = pod.spec?.restartPolicy ?? "Always";
   const runsToCompletion = init || restartPolicy !== "Always";
   const exitCode = exitCodeOf(read(SIMULATION_ANNOTATIONS.exitCode));
+  const runMs = nonNegativeInteger(read(SIMULATION_ANNOTATIONS.runMs));
   return {
+    scripted: exitCode !== undefined || runMs !== undefined,
     exitCode: exitCode ?? (runsToCompletion ? 0 : undefined),
-    runMs:
-      nonNegativeInteger(read(SIMULATION_ANNOTATIONS.runMs)) ?? (init ? 0 : settings.completionMs),
+    runMs: runMs ?? (init ? 0 : settings.completionMs),
     ready: read(SIMULATION_ANNOTATIONS.ready)?.trim().toLowerCase() !== "false",
     terminationMs: nonNegativeInteger(read(SIMULATION_ANNOTATIONS.terminationMs)) ?? 0,
     log: read(SIMULATION_ANNOTATIONS.log),

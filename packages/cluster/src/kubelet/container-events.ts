@@ -1,20 +1,13 @@
 import type { ObjectReference, Pod } from "kubernetes-types/core/v1.js";
 import { nameOf, namespaceOf } from "kubekit/apimachinery";
 import type { EventRecorder } from "kubekit";
-import type { ClusterContext } from "../cluster-context.js";
-import { simulatedOutput } from "./container-output.js";
 import type { PodRuntimeHooks, SimulatedContainer } from "./kubelet-pod-runtime.js";
 
 /**
- * What the kubelet reports as `pod`'s containers go: Events about each container (with
- * kube's field path `spec.containers{name}`) through `recorder`, and what a started container
- * prints appended to its log through `logs` (the `log` simulation annotation, else {@link simulatedOutput}).
+ * The Events the kubelet records as `pod`'s containers go, through `recorder`, with kube's
+ * field path (`spec.containers{name}`, `spec.initContainers{name}`, `spec.ephemeralContainers{name}`).
  */
-export function containerEventHooks(
-  pod: Pod,
-  recorder: EventRecorder,
-  logs: Pick<ClusterContext, "appendContainerLog">,
-): PodRuntimeHooks {
+export function containerEventHooks(pod: Pod, recorder: EventRecorder): PodRuntimeHooks {
   const namespace = namespaceOf(pod);
   const name = nameOf(pod);
   const reference = (c: SimulatedContainer): ObjectReference => ({
@@ -23,7 +16,7 @@ export function containerEventHooks(
     namespace,
     name,
     ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}),
-    fieldPath: `spec.${c.init ? "initContainers" : "containers"}{${c.spec.name}}`,
+    fieldPath: `spec.${c.ephemeral ? "ephemeralContainers" : c.init ? "initContainers" : "containers"}{${c.spec.name}}`,
   });
   return {
     // `pkg/kubelet/images/image_manager.go` and `pkg/kubelet/kuberuntime/kuberuntime_container.go` startContainer.
@@ -37,8 +30,6 @@ export function containerEventHooks(
       );
       recorder.event(ref, "Normal", "Created", `Created container: ${c.spec.name}`);
       recorder.event(ref, "Normal", "Started", `Started container ${c.spec.name}`);
-      const lines = c.behaviour.log ?? simulatedOutput(c.spec).join("\n");
-      if (lines !== "") logs.appendContainerLog(namespace, name, c.spec.name, lines);
     },
     // `pkg/kubelet/kuberuntime/kuberuntime_manager.go` doBackOff.
     backOff: (c) =>

@@ -33,6 +33,8 @@ export interface SimulatedContainer {
   readonly spec: Container;
   /** Whether it is an init container. */
   readonly init: boolean;
+  /** Whether it is an ephemeral container (started once the pod runs; never restarted). */
+  readonly ephemeral: boolean;
   readonly behaviour: ContainerBehaviour;
   state: SimulatedContainerState;
   /** The previous instance's termination, once the container restarted or waits to. */
@@ -40,8 +42,10 @@ export interface SimulatedContainer {
   restartCount: number;
   /** The ID of the current (or last) instance, once one was created. */
   containerId: string | undefined;
-  /** When the running instance exits by itself (Infinity: it runs until stopped). */
+  /** When the running instance exits by itself (Infinity: it runs until stopped, or until its process exits). */
   exitAtMs: number;
+  /** The exit status its process reported ({@link PodRuntime.processExited}), if it ended. */
+  processExitCode: number | undefined;
   /** When the running instance passes its readiness check (Infinity: never). */
   readyAtMs: number;
   /** When a container waiting in crash-loop back-off starts again. */
@@ -54,10 +58,26 @@ export interface SimulatedContainer {
   stop: { readonly atMs: number; readonly killed: boolean } | undefined;
 }
 
+/**
+ * An ephemeral container's behaviour: its own annotations only (read as an init container's),
+ * but without a scripted exit it runs until its process exits or the pod stops.
+ */
+function ephemeralBehaviour(behaviour: ContainerBehaviour): ContainerBehaviour {
+  return behaviour.scripted ? behaviour : { ...behaviour, exitCode: undefined };
+}
+
 /** What the runtime reports as it goes, for Events and container logs. */
 export interface PodRuntimeHooks {
   /** A container instance was created and started at `atMs`. */
   started(container: SimulatedContainer, atMs: number): void;
+  /**
+   * Starts the instance's process (after {@link started}); true when one runs, whose exit
+   * the kubelet reports through {@link PodRuntime.processExited}. Without it, or when it gives
+   * false, the container behaves as its {@link ContainerBehaviour} defaults say.
+   */
+  run?(container: SimulatedContainer, atMs: number): boolean;
+  /** The instance stopped (its process, if one still runs, must end). */
+  exited?(container: SimulatedContainer): void;
   /** A failed container waits in crash-loop back-off. */
   backOff(container: SimulatedContainer): void;
   /** The kubelet stops a running container (graceful deletion). */
@@ -88,7 +108,10 @@ export class PodRuntime {
   readonly restartPolicy: string;
   readonly initContainers: readonly SimulatedContainer[];
   readonly containers: readonly SimulatedContainer[];
+  /** The ephemeral containers added so far (`kubectl debug`), in the order they were added. */
+  readonly ephemeralContainers: SimulatedContainer[] = [];
   readonly #podName: string;
+  readonly #settings: ClusterSettings;
   readonly #readinessDelayMs: number;
   readonly #createAtMs: number;
   #stage: Stage = "creating";
@@ -105,17 +128,20 @@ export class PodRuntime {
     this.startTimeMs = nowMs;
     this.restartPolicy = pod.spec?.restartPolicy ?? "Always";
     this.#readinessDelayMs = settings.readinessDelayMs;
+    this.#settings = settings;
     this.#createAtMs = nowMs + settings.containerStartMs;
     const hasInit = (pod.spec?.initContainers ?? []).length > 0;
     const make = (spec: Container, init: boolean): SimulatedContainer => ({
       spec,
       init,
+      ephemeral: false,
       behaviour: containerBehaviour(pod, spec, init, settings),
       state: { kind: "waiting", reason: init || hasInit ? "PodInitializing" : "ContainerCreating" },
       lastTerminated: undefined,
       restartCount: 0,
       containerId: undefined,
       exitAtMs: Infinity,
+      processExitCode: undefined,
       readyAtMs: Infinity,
       restartAtMs: undefined,
       backOffMs: undefined,
@@ -143,7 +169,7 @@ export class PodRuntime {
 
   /** Whether no container runs and none will start again: the pod is done. */
   get finished(): boolean {
-    const all = [...this.initContainers, ...this.containers];
+    const all = this.#all();
     if (all.some((c) => c.state.kind === "running")) return false;
     if (this.#terminating !== undefined || this.#initFailed) return true;
     if (this.#stage !== "running") return false;
@@ -159,7 +185,7 @@ export class PodRuntime {
   beginTermination(nowMs: number, deadlineMs: number, hooks: PodRuntimeHooks): void {
     if (this.#terminating !== undefined && this.#terminating.deadlineMs <= deadlineMs) return;
     this.#terminating = { deadlineMs };
-    for (const c of [...this.initContainers, ...this.containers]) {
+    for (const c of this.#all()) {
       if (c.state.kind !== "running") continue;
       const wanted = nowMs + c.behaviour.terminationMs;
       if (c.stop === undefined) hooks.killing(c);
@@ -179,7 +205,57 @@ export class PodRuntime {
     if (deletionTimestamp !== undefined) {
       this.beginTermination(nowMs, Date.parse(deletionTimestamp), hooks);
     }
+    this.#addEphemeral(pod, nowMs, hooks);
     return this.advance(nowMs, hooks);
+  }
+
+  /**
+   * The process of the instance `containerId` exited with `exitCode` at `atMs`: the container
+   * terminates then (at the next {@link advance}), unless the simulation annotations script
+   * its exit, or it is being stopped anyway. Reports for other instances are ignored.
+   */
+  processExited(containerId: string, exitCode: number, atMs: number): void {
+    const c = this.#all().find((x) => x.containerId === containerId);
+    if (c === undefined || c.state.kind !== "running" || c.behaviour.scripted) return;
+    c.processExitCode = exitCode;
+    c.exitAtMs = Math.max(atMs, c.state.startedAtMs);
+  }
+
+  /**
+   * Adds the ephemeral containers of `pod` the runtime does not know yet; they start at once
+   * when the pod runs (or when it starts running), never while it terminates.
+   */
+  #addEphemeral(pod: Pod, nowMs: number, hooks: PodRuntimeHooks): void {
+    for (const spec of pod.spec?.ephemeralContainers ?? []) {
+      if (this.ephemeralContainers.some((c) => c.spec.name === spec.name)) continue;
+      const c: SimulatedContainer = {
+        spec: spec as Container,
+        init: false,
+        ephemeral: true,
+        behaviour: ephemeralBehaviour(
+          containerBehaviour(pod, spec as Container, true, this.#settings),
+        ),
+        state: { kind: "waiting", reason: "ContainerCreating" },
+        lastTerminated: undefined,
+        restartCount: 0,
+        containerId: undefined,
+        exitAtMs: Infinity,
+        processExitCode: undefined,
+        readyAtMs: Infinity,
+        restartAtMs: undefined,
+        backOffMs: undefined,
+        backOffUpdatedMs: undefined,
+        stop: undefined,
+      };
+      this.ephemeralContainers.push(c);
+      if (this.#stage === "running" && this.#terminating === undefined)
+        this.#start(c, nowMs, hooks);
+    }
+  }
+
+  /** Every container: init, app and ephemeral. */
+  #all(): SimulatedContainer[] {
+    return [...this.initContainers, ...this.containers, ...this.ephemeralContainers];
   }
 
   /**
@@ -203,6 +279,7 @@ export class PodRuntime {
 
   /** Whether `container` is ready at `nowMs` (init containers: once they completed). */
   isReady(container: SimulatedContainer, nowMs: number): boolean {
+    if (container.ephemeral) return false;
     if (container.init)
       return container.state.kind === "terminated" && container.state.exitCode === 0;
     return (
@@ -215,8 +292,7 @@ export class PodRuntime {
   /** The time of the earliest pending transition (not only those due). */
   #nextTransitionMs(): number | undefined {
     const times: number[] = [];
-    const all = [...this.initContainers, ...this.containers];
-    for (const c of all) {
+    for (const c of this.#all()) {
       if (c.state.kind === "running") {
         times.push(c.exitAtMs);
         if (c.stop !== undefined) times.push(c.stop.atMs);
@@ -238,14 +314,14 @@ export class PodRuntime {
       this.#startNextStage(atMs, hooks);
       return true;
     }
-    for (const c of [...this.initContainers, ...this.containers]) {
+    for (const c of this.#all()) {
       if (c.state.kind === "running") {
         if (c.stop !== undefined && c.stop.atMs <= atMs) {
           this.#exit(c, atMs, c.stop.killed ? KILLED_EXIT_CODE : 0, hooks);
           return true;
         }
         if (c.exitAtMs <= atMs) {
-          this.#exit(c, atMs, c.behaviour.exitCode ?? 0, hooks);
+          this.#exit(c, atMs, c.processExitCode ?? c.behaviour.exitCode ?? 0, hooks);
           return true;
         }
       } else if (
@@ -269,21 +345,30 @@ export class PodRuntime {
       return;
     }
     this.#stage = "running";
-    for (const c of this.containers) this.#start(c, atMs, hooks);
+    for (const c of [...this.containers, ...this.ephemeralContainers]) this.#start(c, atMs, hooks);
   }
 
   #start(c: SimulatedContainer, atMs: number, hooks: PodRuntimeHooks): void {
     c.state = { kind: "running", startedAtMs: atMs };
     c.containerId = simulatedContainerId(this.uid, c.spec.name, c.restartCount);
-    c.exitAtMs = c.behaviour.exitCode !== undefined ? atMs + c.behaviour.runMs : Infinity;
     const probeDelayMs = (c.spec.readinessProbe?.initialDelaySeconds ?? 0) * 1000;
     c.readyAtMs = c.behaviour.ready ? atMs + this.#readinessDelayMs + probeDelayMs : Infinity;
     c.stop = undefined;
+    c.processExitCode = undefined;
     hooks.started(c, atMs);
+    // A running process decides when the container exits, unless the annotations script it.
+    const runs = hooks.run?.(c, atMs) ?? false;
+    c.exitAtMs =
+      runs && !c.behaviour.scripted
+        ? Infinity
+        : c.behaviour.exitCode !== undefined
+          ? atMs + c.behaviour.runMs
+          : Infinity;
   }
 
   #exit(c: SimulatedContainer, atMs: number, exitCode: number, hooks: PodRuntimeHooks): void {
     if (c.state.kind !== "running") return;
+    hooks.exited?.(c);
     c.state = {
       kind: "terminated",
       exitCode,
@@ -295,7 +380,7 @@ export class PodRuntime {
     c.exitAtMs = Infinity;
     c.readyAtMs = Infinity;
     c.stop = undefined;
-    if (this.#terminating !== undefined) return;
+    if (this.#terminating !== undefined || c.ephemeral) return;
     if (c.init) {
       if (exitCode === 0) {
         this.#initIndex++;

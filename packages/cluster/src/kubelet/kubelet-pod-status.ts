@@ -114,7 +114,7 @@ function phaseOf(runtime: PodRuntime): string {
  * The status the kubelet reports for a pod it runs (`pkg/kubelet/kubelet_pods.go`
  * generateAPIPodStatus and `pkg/kubelet/status/generate.go`): phase, the kubelet's
  * conditions, host and pod IPs, start time, QoS class and the container statuses (app
- * containers sorted by name, init containers in spec order), projected from the runtime at
+ * containers sorted by name, init and ephemeral containers in spec order), projected from the runtime at
  * `nowMs`. Conditions keep their `lastTransitionTime` while their status stays; conditions
  * the kubelet does not own and other status fields are kept from `pod`. Deterministic: the
  * same runtime, pod and time give an equal status, so an unchanged pod needs no write.
@@ -201,5 +201,12 @@ export function projectPodStatus(
     containerStatuses: [...runtime.containers]
       .sort(byName)
       .map((c) => containerStatusOf(runtime, c, nowMs)),
+    ...(runtime.ephemeralContainers.length > 0
+      ? {
+          ephemeralContainerStatuses: runtime.ephemeralContainers.map((c) =>
+            containerStatusOf(runtime, c, nowMs),
+          ),
+        }
+      : {}),
   };
 }

@@ -8,6 +8,7 @@ import {
   type Clientset,
   type CoreV1PodLister,
   type EventRecorder,
+  type JsonObject,
   type Predicate,
   type ReconcileResult,
   type ResourceInformer,
@@ -15,7 +16,8 @@ import {
 } from "kubekit";
 import type { ClusterContext } from "../cluster-context.js";
 import { containerEventHooks } from "./container-events.js";
-import { PodRuntime } from "./kubelet-pod-runtime.js";
+import { PodRuntime, type PodRuntimeHooks } from "./kubelet-pod-runtime.js";
+import { simulatedOutput } from "./container-output.js";
 import { projectPodStatus } from "./kubelet-pod-status.js";
 import { nodeInternalIp, podCidrOf } from "../nodes/node-registration.js";
 import { PodIpAllocator } from "./pod-ip-allocator.js";
@@ -38,6 +40,8 @@ interface TrackedPod {
   written: Pod | undefined;
   /** Whether the pod IP went back to the pool (the sandbox is gone). */
   ipReleased: boolean;
+  /** Stops the running process of each container, by container name. */
+  readonly processes: Map<string, AbortController>;
 }
 
 /**
@@ -52,12 +56,15 @@ interface TrackedPod {
  *   container statuses (image, imageID, containerID, started, ready, restartCount, state);
  *   ContainersReady and Ready once `readinessDelayMs` (plus a readiness probe's
  *   `initialDelaySeconds`) has passed — at once, in the same write, when both are 0;
- * - Events `Pulled`, `Created`, `Started` per container start, and what the container
- *   prints appended to its log (the `log` simulation annotation, else
- *   {@link simulatedOutput});
- * - run-to-completion and failing containers as the simulation annotations say, restarts by
+ * - Events `Pulled`, `Created`, `Started` per container start; each started container runs
+ *   its command as a process in the API server's built-in userland
+ *   (`ClusterContext.startContainerProcess`: output to its log, on the clock), and exits when
+ *   the process does, with its exit status; without one (a server by kubeconfig, or an
+ *   executable the userland lacks) it prints its `log` annotation or {@link simulatedOutput}
+ *   and behaves as its annotations and defaults say (`container-behaviour.ts`);
+ * - the exit-code and run-ms simulation annotations override the process's exit; restarts by
  *   `restartPolicy` with the crash-loop back-off (Warning `BackOff`), phase `Succeeded` or
- *   `Failed` once done;
+ *   `Failed` once done; ephemeral containers start once added and never restart;
  * - graceful deletion: `Killing` per running container, the final status (containers
  *   terminated, Ready False), then DELETE with `gracePeriodSeconds: 0` and a UID precondition.
  *
@@ -70,8 +77,7 @@ interface TrackedPod {
  * (kube's pod garbage collector, which would delete them, is not simulated); no probes are
  * run (readiness is the delays above), no image pulls (every image is "already present"), no
  * volumes, no resource accounting, no `activeDeadlineSeconds`; sidecar init containers
- * (`restartPolicy: Always`) are treated as ordinary init containers; a restarted container's
- * output is appended to the same log (there is no `--previous` instance).
+ * (`restartPolicy: Always`) are treated as ordinary init containers.
  */
 export function kubelet(ctx: ClusterContext): Runnable {
   return new Kubelet(ctx).controller;
@@ -140,7 +146,7 @@ class Kubelet {
     const entry = this.#tracked.get(key) ?? this.#admit(key, pod, now);
     if (entry === undefined) return;
     const { runtime } = entry;
-    const hooks = containerEventHooks(pod, this.#recorder, this.#ctx);
+    const hooks = this.#hooks(key, entry, pod);
     const wakeAt = runtime.sync(pod, now, hooks);
     const status = projectPodStatus(runtime, pod, now, {
       hostIp: entry.node.hostIp,
@@ -160,6 +166,53 @@ class Kubelet {
   }
 
   /**
+   * The runtime's hooks for a sync of `pod`: Events, and each started container's command run
+   * as a process (`ClusterContext.startContainerProcess`) whose exit the runtime learns of;
+   * without one, what the container prints is its `log` annotation, else
+   * {@link simulatedOutput}.
+   */
+  #hooks(key: string, entry: TrackedPod, pod: Pod): PodRuntimeHooks {
+    const events = containerEventHooks(pod, this.#recorder);
+    const namespace = namespaceOf(pod);
+    const podName = nameOf(pod);
+    return {
+      ...events,
+      run: (c) => {
+        const stop = new AbortController();
+        entry.processes.get(c.spec.name)?.abort();
+        const process = this.#ctx.startContainerProcess?.({
+          pod: {
+            ...pod,
+            status: { ...pod.status, podIP: entry.runtime.podIp, hostIP: entry.node.hostIp },
+          } as unknown as JsonObject,
+          container: c.spec.name,
+          restart: c.restartCount > 0,
+          signal: stop.signal,
+          ...(c.behaviour.log !== undefined ? { log: c.behaviour.log } : {}),
+        });
+        if (process === undefined) {
+          const lines = c.behaviour.log ?? simulatedOutput(c.spec).join("\n");
+          if (lines !== "") this.#ctx.appendContainerLog(namespace, podName, c.spec.name, lines);
+          return false;
+        }
+        entry.processes.set(c.spec.name, stop);
+        const containerId = c.containerId ?? "";
+        void process.exited.then((exitCode) => {
+          if (entry.processes.get(c.spec.name) === stop) entry.processes.delete(c.spec.name);
+          if (stop.signal.aborted) return; // stopped by the kubelet: the runtime decided already
+          entry.runtime.processExited(containerId, exitCode, this.#ctx.clock.now());
+          this.controller.enqueue(key);
+        });
+        return true;
+      },
+      exited: (c) => {
+        entry.processes.get(c.spec.name)?.abort();
+        entry.processes.delete(c.spec.name);
+      },
+    };
+  }
+
+  /**
    * Starts running a pod the kubelet sees for the first time, on its node, with its pod IP
    * (the one it has, else a new one from the node's pool); undefined when there is nothing to
    * run (the pod finished before this kubelet started, or its node is not simulated).
@@ -176,6 +229,7 @@ class Kubelet {
       node,
       written: undefined,
       ipReleased: false,
+      processes: new Map(),
     };
     this.#tracked.set(key, entry);
     return entry;
@@ -243,6 +297,8 @@ class Kubelet {
   #forget(key: string): void {
     const entry = this.#tracked.get(key);
     if (entry === undefined) return;
+    for (const stop of entry.processes.values()) stop.abort();
+    entry.processes.clear();
     this.#releaseIp(entry);
     this.#tracked.delete(key);
   }

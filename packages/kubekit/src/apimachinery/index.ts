@@ -21,13 +21,14 @@ export {
 } from "../core/field-table.js";
 export { deepClone, deepEqual, isJsonObject } from "../core/json.js";
 export { formatTime } from "../core/wire-time.js";
-export { formatGoDuration } from "../core/go-duration.js";
+export { formatGoDuration, parseGoDuration } from "../core/go-duration.js";
 export { storageVersionHash } from "../core/resource-table.js";
 export {
   fieldDuplicate,
   fieldForbidden,
   fieldInternalError,
   fieldInvalid,
+  fieldNotFound,
   fieldNotSupported,
   fieldRequired,
   fieldTooLong,

@@ -17,7 +17,8 @@
  * - `leaderelection/`: the `LeaderElector`, its `LeaseLock` and status metric;
  * - `manager/`: the `Manager` that runs controllers as a deployed process (caches, leader
  *   election, `/metrics`, `/healthz`, `/readyz`, graceful stop) and `signalHandler`;
- * - `metrics/`: Prometheus metrics with client-go's and controller-runtime's names.
+ * - `metrics/`: Prometheus metrics with client-go's and controller-runtime's names;
+ * - `webhook/`: the `WebhookServer` of admission and conversion webhooks and their handlers.
  *
  * @packageDocumentation
  */
@@ -94,3 +95,4 @@ export * from "./events/index.js";
 export * from "./leaderelection/index.js";
 export * from "./manager/index.js";
 export * from "./metrics/index.js";
+export * from "./webhook/index.js";

@@ -1,8 +1,47 @@
 /**
- * Go's `time.Duration.String()` format (e.g. `32s`, `1m30s`, `500ms`): the `timeout` query
- * parameter client-go sends and kube-apiserver parses, and durations in kube's messages
- * (the kubelet's "back-off 10s restarting failed container").
+ * Go durations (e.g. `32s`, `1m30s`, `500ms`): printed as `time.Duration.String()` prints them
+ * (the `timeout` query parameter client-go sends, durations in kube's messages such as the
+ * kubelet's "back-off 10s restarting failed container") and parsed as `time.ParseDuration`
+ * reads them (kube's duration flags, a webhook request's `?timeout=`, CronJob's `@every`).
  */
+
+/** Milliseconds per unit of a Go duration (`time.ParseDuration`'s units). */
+const UNIT_MS: ReadonlyMap<string, number> = new Map([
+  ["ns", 1e-6],
+  ["us", 1e-3],
+  ["µs", 1e-3],
+  ["μs", 1e-3],
+  ["ms", 1],
+  ["s", 1000],
+  ["m", 60_000],
+  ["h", 3_600_000],
+]);
+
+/** A part of a Go duration: a decimal number and its unit. */
+const PART = /^(\d+\.?\d*|\.\d+)([a-zµμ]+)/;
+
+/**
+ * Parses `text` as Go's `time.ParseDuration` does (`1h30m`, `1.5h`, `500ms`, `300us`, a
+ * leading sign, and `0` alone): the duration in milliseconds (fractional below 1 ms), or
+ * undefined when `text` is not a Go duration (empty, a number without its unit, an unknown
+ * unit, anything after the last unit). Never throws.
+ */
+export function parseGoDuration(text: string): number | undefined {
+  const match = /^([+-]?)(.+)$/.exec(text);
+  if (match === null) return undefined;
+  const [, sign, body = ""] = match;
+  if (body === "0") return 0;
+  let total = 0;
+  let rest = body;
+  while (rest !== "") {
+    const part = PART.exec(rest);
+    const unit = part !== null ? UNIT_MS.get(part[2] ?? "") : undefined;
+    if (part === null || unit === undefined) return undefined;
+    total += Number(part[1]) * unit;
+    rest = rest.slice(part[0].length);
+  }
+  return sign === "-" ? -total : total;
+}
 
 /** Seconds with up to three decimals and no trailing zeros (`1.5`, `30`). */
 function formatSeconds(ms: number): string {

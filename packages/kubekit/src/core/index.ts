@@ -25,6 +25,7 @@ export {
   type ApplyJsonPatchOptions,
   type JsonPatchOperation,
 } from "./json-patch.js";
+export { createJsonPatch } from "./json-patch-diff.js";
 export { applyMergePatch, createMergePatch } from "./merge-patch.js";
 export { StrategicMergePatchError, applyStrategicMergePatch } from "./strategic-merge-patch.js";
 export type { JsonObject, JsonValue } from "./json.js";

@@ -29,7 +29,10 @@ function agent(overrides: Partial<DaemonSetSpec> = {}, podSpec: object = {}): Da
       selector: { matchLabels: { app: "agent" } },
       template: {
         metadata: { labels: { app: "agent" } },
-        spec: { containers: [{ name: "agent", image: "busybox:1.36" }], ...podSpec },
+        spec: {
+          containers: [{ name: "agent", image: "busybox:1.36", command: ["sleep", "3600"] }],
+          ...podSpec,
+        },
       },
       ...overrides,
     },
@@ -56,7 +59,13 @@ function dsStatus(
 /** Changes the agent's template (image busybox:1.37): generation 2. */
 async function updateAgentImage(cs: Clientset, ns: string): Promise<void> {
   await cs.appsV1.daemonSets(ns).patch("agent", PatchTypes.strategicMerge, {
-    spec: { template: { spec: { containers: [{ name: "agent", image: "busybox:1.37" }] } } },
+    spec: {
+      template: {
+        spec: {
+          containers: [{ name: "agent", image: "busybox:1.37", command: ["sleep", "3600"] }],
+        },
+      },
+    },
   });
 }
 

@@ -268,7 +268,7 @@ describe("kubelet: the road to Running and Ready (default delays 0)", () => {
         spec: {
           containers: [
             { name: "app", image: "nginx" },
-            { name: "own", image: "busybox" },
+            { name: "own", image: "busybox", command: ["sleep", "3600"] },
           ],
         },
       }),
@@ -293,7 +293,8 @@ describe("kubelet: the road to Running and Ready (default delays 0)", () => {
     expect(await logOf(cs, "logs", "app")).toEqual(["pod-wide line 1", "pod-wide line 2"]);
     expect(await logOf(cs, "logs", "own")).toEqual(["only mine"]);
     expect(await logOf(cs, "echo", "app")).toEqual(["hello world"]);
-    expect(await logOf(cs, "echo", "sh")).toEqual(["one two", "done"]);
+    // The command runs on the clock: `sleep 3600` has not ended, so `done` is not printed yet.
+    expect(await logOf(cs, "echo", "sh")).toEqual(["one two"]);
     expect(await logOf(cs, "echo", "plain")).toEqual([
       "kubekit: container plain (image registry.k8s.io/pause:3.9) started",
     ]);
@@ -477,10 +478,17 @@ describe("kubelet: exits, restarts and back-off on the FakeClock", () => {
   const clock = new FakeClock(START);
   const h = useServer({ clock, cluster: { controllers: [], nodes: 1, completionMs: 2_000 } });
 
-  it("runs restartPolicy Never pods to Succeeded after completionMs", async () => {
+  it("runs restartPolicy Never pods to Succeeded when their command exits 0", async () => {
     const cs = clientset(h);
     const t0 = clock.now() - START;
-    await cs.coreV1.pods("default").create(pod("job-like", { spec: { restartPolicy: "Never" } }));
+    await cs.coreV1.pods("default").create(
+      pod("job-like", {
+        spec: {
+          restartPolicy: "Never",
+          containers: [{ name: "app", image: "busybox", command: ["sleep", "2"] }],
+        },
+      }),
+    );
     await waitPod(cs, "job-like", "Running", (p) => p.status?.phase === "Running");
     clock.advance(2_000);
     const done = await waitPod(cs, "job-like", "Succeeded", (p) => p.status?.phase === "Succeeded");
@@ -637,9 +645,14 @@ describe("kubelet: exits, restarts and back-off on the FakeClock", () => {
 
   it("restarts an OnFailure container that failed, not one that succeeded", async () => {
     const cs = clientset(h);
-    await cs.coreV1
-      .pods("default")
-      .create(pod("on-failure-ok", { spec: { restartPolicy: "OnFailure" } }));
+    await cs.coreV1.pods("default").create(
+      pod("on-failure-ok", {
+        spec: {
+          restartPolicy: "OnFailure",
+          containers: [{ name: "app", image: "busybox", command: ["sh", "-c", "sleep 2; true"] }],
+        },
+      }),
+    );
     await waitPod(cs, "on-failure-ok", "Running", (p) => p.status?.phase === "Running");
     clock.advance(2_000);
     const done = await waitPod(

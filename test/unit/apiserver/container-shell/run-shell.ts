@@ -9,6 +9,8 @@ import { CORE_COMMANDS } from "../../../../packages/apiserver/src/containers/she
 import { MemoryFileSystem } from "../../../../packages/apiserver/src/containers/shell/memory-file-system.js";
 import { shell } from "../../../../packages/apiserver/src/containers/shell/shell.js";
 import { tar } from "../../../../packages/apiserver/src/containers/shell/tar-command.js";
+import { SYSTEM_COMMANDS } from "../../../../packages/apiserver/src/containers/shell/system-commands.js";
+import { TEXT_COMMANDS } from "../../../../packages/apiserver/src/containers/shell/text-commands.js";
 
 /** What one simulated process printed and returned. */
 export interface RunResult {
@@ -18,7 +20,13 @@ export interface RunResult {
   readonly stderr: string;
 }
 
-const COMMANDS: Record<string, Command> = { ...CORE_COMMANDS, tar, sh: shell };
+const COMMANDS: Record<string, Command> = {
+  ...CORE_COMMANDS,
+  ...TEXT_COMMANDS,
+  ...SYSTEM_COMMANDS,
+  tar,
+  sh: shell,
+};
 
 /** A container's file system and clock for a test, with the directories images have. */
 export function newContainer(): { fs: MemoryFileSystem; clock: FakeClock } {

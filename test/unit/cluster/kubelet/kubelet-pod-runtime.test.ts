@@ -219,4 +219,69 @@ describe("PodRuntime", () => {
     expect(app(crashing).restartCount).toBe(1);
     expect(log.filter((l) => l.startsWith("killing"))).toEqual([]);
   });
+
+  it("lets a running process decide the exit, unless the annotations script it", () => {
+    const log: string[] = [];
+    const hooks: PodRuntimeHooks = {
+      ...recorder().hooks,
+      run: (c) => (log.push(`run:${c.spec.name}`), true),
+      exited: (c) => log.push(`exited:${c.spec.name}`),
+    };
+    const runtime = new PodRuntime(
+      podWith({}, { restartPolicy: "Never" }),
+      "10.244.1.2",
+      0,
+      SETTINGS,
+    );
+    // completionMs passes: the process still runs, so the container does too.
+    expect(runtime.advance(5_000, hooks)).toBeUndefined();
+    expect(app(runtime).state.kind).toBe("running");
+    runtime.processExited("containerd://other", 1, 6_000); // another instance: ignored
+    runtime.processExited(app(runtime).containerId!, 3, 7_000);
+    expect(runtime.advance(7_000, hooks)).toBeUndefined();
+    expect(app(runtime).state).toMatchObject({
+      kind: "terminated",
+      exitCode: 3,
+      finishedAtMs: 7_000,
+    });
+    expect(log).toEqual(["run:app", "exited:app"]);
+
+    const scripted = new PodRuntime(
+      podWith(
+        { [SIMULATION_ANNOTATIONS.exitCode]: "0", [SIMULATION_ANNOTATIONS.runMs]: "100" },
+        { restartPolicy: "Never" },
+      ),
+      "10.244.1.2",
+      0,
+      SETTINGS,
+    );
+    expect(scripted.advance(0, hooks)).toBe(100);
+    scripted.processExited(app(scripted).containerId!, 9, 50);
+    scripted.advance(100, hooks);
+    expect(app(scripted).state).toMatchObject({
+      kind: "terminated",
+      exitCode: 0,
+      finishedAtMs: 100,
+    });
+  });
+
+  it("starts ephemeral containers once added, and never restarts them", () => {
+    const hooks: PodRuntimeHooks = { ...recorder().hooks, run: () => true };
+    const pod = podWith({});
+    const runtime = new PodRuntime(pod, "10.244.1.2", 0, SETTINGS);
+    runtime.advance(0, hooks);
+    const withDebug: typeof pod = {
+      ...pod,
+      spec: { ...pod.spec!, ephemeralContainers: [{ name: "dbg", image: "busybox" }] },
+    };
+    runtime.sync(withDebug, 1_000, hooks);
+    const dbg = runtime.ephemeralContainers[0]!;
+    expect(dbg.state).toEqual({ kind: "running", startedAtMs: 1_000 });
+    expect(runtime.isReady(dbg, 2_000)).toBe(false);
+    runtime.processExited(dbg.containerId!, 0, 2_000);
+    expect(runtime.sync(withDebug, 2_000, hooks)).toBeUndefined();
+    expect(dbg.state).toMatchObject({ kind: "terminated", exitCode: 0 });
+    expect(dbg.restartCount).toBe(0);
+    expect(app(runtime).state.kind).toBe("running");
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * The CEL environment of Kubernetes expressions: CEL's standard library, the strings extension
  * (`@bufbuild/cel/ext`), optional values, cel-go's sets and the Kubernetes libraries (lists, regex,
- * url, quantity, ip/cidr, format), every function wrapped to charge the runtime cost meter. Built once; the
+ * url, quantity, ip/cidr, format, authz), every function wrapped to charge the runtime cost meter. Built once; the
  * variables of an expression are declared to the type checker, not to the environment (values
  * are bound at evaluation).
  */
@@ -17,6 +17,7 @@ import { quantityLibrary } from "./library/quantity.js";
 import { regexLibrary } from "./library/regex.js";
 import { setsLibrary } from "./library/sets.js";
 import { urlLibrary } from "./library/url.js";
+import { authzLibrary } from "./library/authz.js";
 
 /** The Kubernetes CEL libraries this package provides, in addition to CEL's standard library. */
 export const KUBERNETES_LIBRARIES: readonly CelFunc[] = [
@@ -29,6 +30,7 @@ export const KUBERNETES_LIBRARIES: readonly CelFunc[] = [
   ...quantityLibrary,
   ...ipCidrLibrary,
   ...formatLibrary,
+  ...authzLibrary,
 ];
 
 function buildEnvironment(): CelEnv {

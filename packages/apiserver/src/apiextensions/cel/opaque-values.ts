@@ -19,6 +19,10 @@ import { type DeclType, opaqueDecl } from "./decl-type.js";
 const TYPE_FILES: readonly { readonly pkg: string; readonly names: readonly string[] }[] = [
   { pkg: "kubernetes", names: ["Quantity", "URL", "NamedFormat"] },
   { pkg: "net", names: ["IP", "CIDR"] },
+  {
+    pkg: "kubernetes.authorization",
+    names: ["Authorizer", "PathCheck", "GroupCheck", "ResourceCheck", "Decision"],
+  },
   { pkg: "", names: ["optional_type"] },
 ];
 

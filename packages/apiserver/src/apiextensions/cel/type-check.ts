@@ -100,9 +100,16 @@ class Checker {
         return this.#ident(e, k.value.name, scope);
       case "selectExpr": {
         const qualified = qualifiedName(e);
+        // A declared qualified name (`authorizer.requestResource`) is that variable, as in cel-go.
+        if (
+          qualified !== undefined &&
+          this.variables.has(qualified) &&
+          !scope.has(qualified.split(".")[0] ?? "")
+        ) {
+          return this.#ident(e, qualified, scope);
+        }
         if (qualified !== undefined && !this.#resolvable(qualified, scope)) {
           const root = qualified.split(".")[0] ?? qualified;
-          if (this.variables.has(qualified)) return this.#ident(e, qualified, scope);
           if (!scope.has(root) && !this.variables.has(root)) {
             return this.#issue(e, `undeclared reference to '${qualified}' (in container '')`);
           }

@@ -3,12 +3,15 @@
  * BusyBox-like command set ({@link CORE_COMMANDS}, `sh`, `tar`) over an in-memory file system
  * per container, and a "main process" for attach. Never a process on the host.
  */
-import { newInternalError } from "kubekit";
+import { newInternalError, type JsonObject } from "kubekit";
 import { isJsonObject, metadataOf } from "kubekit/apimachinery";
 import type { ExecHandler, ExecRequest } from "../container-handlers.js";
 import { isContainerRunning, podContainers } from "../../streaming/pod-stream-target.js";
 import type { ServerContext } from "../../server/server-context.js";
+import { containerEnvironment, DEFAULT_PATH } from "../container-environment.js";
+import { containerEntrypoint } from "./image-entrypoints.js";
 import {
+  BytePipe,
   DISCARD_SINK,
   EMPTY_SOURCE,
   readableSource,
@@ -18,6 +21,8 @@ import {
 } from "./byte-streams.js";
 import type { Command } from "./command.js";
 import { CORE_COMMANDS } from "./core-commands.js";
+import { SYSTEM_COMMANDS } from "./system-commands.js";
+import { TEXT_COMMANDS } from "./text-commands.js";
 import { MemoryFileSystem } from "./memory-file-system.js";
 import { shell } from "./shell.js";
 import { tar } from "./tar-command.js";
@@ -26,6 +31,8 @@ import { Terminal } from "./terminal.js";
 /** The commands by name; `sh` also answers to `ash` and `bash`. */
 const COMMANDS: Readonly<Record<string, Command>> = {
   ...CORE_COMMANDS,
+  ...TEXT_COMMANDS,
+  ...SYSTEM_COMMANDS,
   tar,
   sh: shell,
   ash: shell,
@@ -33,17 +40,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 /** The directories of the simulated `PATH`. */
-const PATH_DIRECTORIES = [
-  "/usr/local/sbin",
-  "/usr/local/bin",
-  "/usr/sbin",
-  "/usr/bin",
-  "/sbin",
-  "/bin",
-];
+const PATH_DIRECTORIES = DEFAULT_PATH.split(":");
 
-/** The default `PATH` of container images (the one Docker and containerd set). */
-export const DEFAULT_PATH = PATH_DIRECTORIES.join(":");
+export { DEFAULT_PATH };
 
 /** The command a name (`echo`) or path (`/bin/echo`) runs, if it is one of the set on the `PATH`. */
 function lookup(name: string): Command | undefined {
@@ -60,6 +59,10 @@ function lookup(name: string): Command | undefined {
  */
 export class BuiltInContainers {
   readonly #fileSystems = new Map<string, MemoryFileSystem>();
+  /** When each file system was made: the container's start, for `uptime`. */
+  readonly #createdAt = new WeakMap<MemoryFileSystem, number>();
+  /** The running main processes by `uid/container`: how to stop them, and their stdin. */
+  readonly #processes = new Map<string, { stop: AbortController; stdin?: BytePipe }>();
 
   readonly #ctx: ServerContext;
 
@@ -71,7 +74,98 @@ export class BuiltInContainers {
       const uid = String(metadataOf(event.object)?.["uid"] ?? "");
       for (const key of [...this.#fileSystems.keys()])
         if (key.startsWith(`${uid}/`)) this.#fileSystems.delete(key);
+      for (const [key, process] of [...this.#processes])
+        if (key.startsWith(`${uid}/`)) process.stop.abort(new Error("pod deleted"));
     });
+  }
+
+  /**
+   * Starts the main process of a container, as the simulated kubelet does when the container
+   * starts: its `command` + `args` (else the image's default, `image-entrypoints.ts`) in the
+   * built-in userland, on the server's clock, with the container's environment and file
+   * system (shared with exec sessions); stdout and stderr go to the container's log (a
+   * restart first keeps the previous instance's log for `--previous`); with `stdin: true`
+   * the process reads what attach sessions send. `undefined` when the executable is not one
+   * the built-in userland has (an application binary): the caller simulates it otherwise.
+   * The process ends with its exit status, or when `request.signal` aborts, the pod is
+   * deleted, or {@link stopAll} is called.
+   */
+  startProcess(request: ContainerProcessRequest): ContainerProcess | undefined {
+    const { pod, container } = request;
+    const meta = metadataOf(pod) ?? {};
+    const namespace = String(meta["namespace"] ?? "");
+    const name = String(meta["name"] ?? "");
+    const spec = podContainers(pod).find((c) => c["name"] === container) ?? {};
+    const strings = (value: unknown): string[] =>
+      Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+    const entry = containerEntrypoint(
+      container,
+      String(spec["image"] ?? ""),
+      strings(spec["command"]),
+      strings(spec["args"]),
+      request.log !== undefined && request.log !== "",
+    );
+    const argv = "argv" in entry ? entry.argv : [container];
+    const command = "argv" in entry ? lookup(argv[0] ?? "") : entry.process;
+    // A new instance has a log of its own, whether or not its command can run here.
+    if (request.restart) this.#ctx.podLogs.startInstance(namespace, name, container);
+    if (command === undefined) return undefined;
+    if (request.log !== undefined && request.log !== "")
+      this.#appendLog(namespace, name, container, Buffer.from(request.log));
+    const key = `${String(meta["uid"] ?? "")}/${container}`;
+    this.#processes.get(key)?.stop.abort(new Error("replaced"));
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(request.signal.reason);
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    if (request.signal.aborted) stop.abort(request.signal.reason);
+    const stdin = spec["stdin"] === true ? new BytePipe() : undefined;
+    const handle = { stop, ...(stdin ? { stdin } : {}) };
+    this.#processes.set(key, handle);
+    const log: ByteSink = {
+      write: (data) => {
+        this.#appendLog(namespace, name, container, Buffer.from(data));
+        return Promise.resolve();
+      },
+    };
+    const tty = spec["tty"] === true;
+    const exited = command({
+      argv,
+      stdin: stdin ?? EMPTY_SOURCE,
+      stdout: log,
+      stderr: log,
+      env: this.#environment(pod, container, tty),
+      cwd:
+        typeof spec["workingDir"] === "string" && spec["workingDir"] !== ""
+          ? spec["workingDir"]
+          : "/",
+      fs: this.#fileSystem(pod, container),
+      startedAtMs: this.#startedAt(pod, container),
+      tty: false,
+      now: () => this.#ctx.clock.now(),
+      sleep: (ms, signal) => this.#ctx.clock.sleep(ms, signal),
+      signal: stop.signal,
+      lookup,
+      onInterrupt: () => () => undefined,
+    })
+      .catch(() => 1)
+      .finally(() => {
+        request.signal.removeEventListener("abort", onAbort);
+        if (this.#processes.get(key) === handle) this.#processes.delete(key);
+        stdin?.close();
+      });
+    return { exited };
+  }
+
+  /** Stops every main process (the server stops). */
+  stopAll(): void {
+    for (const process of this.#processes.values()) process.stop.abort(new Error("server stopped"));
+    this.#processes.clear();
+  }
+
+  /** The environment of a container of `pod` (`container-environment.ts`). */
+  #environment(pod: JsonObject, container: string, tty: boolean): Record<string, string> {
+    const spec = podContainers(pod).find((c) => c["name"] === container) ?? {};
+    return containerEnvironment(this.#ctx, pod, spec, tty);
   }
 
   /** Runs `request.command` with the built-in command set (see the module comment). */
@@ -88,9 +182,10 @@ export class BuiltInContainers {
       command({
         argv: request.command,
         ...io,
-        env: request.env,
+        env: { ...this.#environment(request.pod, request.container, request.tty), ...request.env },
         cwd: "/",
-        fs: this.#fileSystem(request),
+        fs: this.#fileSystem(request.pod, request.container),
+        startedAtMs: this.#startedAt(request.pod, request.container),
         tty: request.tty,
         now: () => this.#ctx.clock.now(),
         sleep: (ms, signal) => this.#ctx.clock.sleep(ms, signal),
@@ -125,9 +220,14 @@ export class BuiltInContainers {
       });
       const onAbort = (): void => stop();
       request.signal.addEventListener("abort", onAbort, { once: true });
+      const uid = String(metadataOf(request.pod)?.["uid"] ?? "");
       const echo = async (): Promise<void> => {
-        for (let chunk = await io.stdin.read(); chunk; chunk = await io.stdin.read())
-          if (spec["stdin"] === true) this.#appendLog(namespace, name, container, chunk);
+        for (let chunk = await io.stdin.read(); chunk; chunk = await io.stdin.read()) {
+          // The main process reads stdin when one runs; else it echoes it, like `cat`.
+          const main = this.#processes.get(`${uid}/${container}`)?.stdin;
+          if (main) await main.write(chunk);
+          else if (spec["stdin"] === true) this.#appendLog(namespace, name, container, chunk);
+        }
       };
       void echo();
       try {
@@ -194,13 +294,19 @@ export class BuiltInContainers {
     );
   }
 
+  /** When the container's file system was made (its start, as far as the shell knows). */
+  #startedAt(pod: JsonObject, container: string): number {
+    return this.#createdAt.get(this.#fileSystem(pod, container)) ?? this.#ctx.clock.now();
+  }
+
   /** The container's file system, created with a small image layout on first use. */
-  #fileSystem(request: ExecRequest): MemoryFileSystem {
-    const meta = metadataOf(request.pod) ?? {};
-    const key = `${String(meta["uid"] ?? "")}/${String(meta["namespace"])}/${String(meta["name"])}/${request.container}`;
+  #fileSystem(pod: JsonObject, container: string): MemoryFileSystem {
+    const meta = metadataOf(pod) ?? {};
+    const key = `${String(meta["uid"] ?? "")}/${String(meta["namespace"])}/${String(meta["name"])}/${container}`;
     let fs = this.#fileSystems.get(key);
     if (fs) return fs;
     fs = new MemoryFileSystem(() => this.#ctx.clock.now());
+    this.#createdAt.set(fs, this.#ctx.clock.now());
     for (const dir of [
       "/bin",
       "/dev",
@@ -214,7 +320,7 @@ export class BuiltInContainers {
     ])
       fs.mkdir(dir, { parents: true });
     fs.setAttributes("/tmp", { mode: 0o1777 });
-    const spec = isJsonObject(request.pod["spec"]) ? request.pod["spec"] : {};
+    const spec = isJsonObject(pod["spec"]) ? pod["spec"] : {};
     const hostname =
       typeof spec["hostname"] === "string" && spec["hostname"] !== ""
         ? spec["hostname"]
@@ -223,10 +329,30 @@ export class BuiltInContainers {
     fs.device("/dev/null", () => undefined);
     const namespace = String(meta["namespace"] ?? "");
     const name = String(meta["name"] ?? "");
-    const toLog = (data: Buffer): void => this.#appendLog(namespace, name, request.container, data);
+    const toLog = (data: Buffer): void => this.#appendLog(namespace, name, container, data);
     fs.device("/proc/1/fd/1", toLog);
     fs.device("/proc/1/fd/2", toLog);
     this.#fileSystems.set(key, fs);
     return fs;
   }
+}
+
+/** A container's main process to start ({@link BuiltInContainers.startProcess}). */
+export interface ContainerProcessRequest {
+  /** The pod as the kubelet knows it (its status with the pod IP the kubelet assigned). */
+  readonly pod: JsonObject;
+  /** The name of an init, app or ephemeral container of the pod. */
+  readonly container: string;
+  /** Whether this instance replaces an earlier one (its log becomes the previous log). */
+  readonly restart: boolean;
+  /** Aborting it stops the process (the kubelet stops the container). */
+  readonly signal: AbortSignal;
+  /** Lines written to the log when the process starts, before its output (the `log` simulation annotation). */
+  readonly log?: string;
+}
+
+/** A started main process. */
+export interface ContainerProcess {
+  /** Resolves with the exit status once the process ends (never rejects). */
+  readonly exited: Promise<number>;
 }

@@ -18,6 +18,8 @@ export interface CommandContext {
   readonly tty: boolean;
   /** The server clock's time in ms. */
   readonly now: () => number;
+  /** When the container started, in ms on the clock (`uptime`); unknown: now. */
+  readonly startedAtMs?: number;
   /** Sleeps on the server's clock; rejects when `signal` aborts. */
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Aborted when the process is killed (the client went away, or Ctrl-C on a terminal). */

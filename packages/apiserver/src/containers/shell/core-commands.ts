@@ -13,7 +13,7 @@ import { FileSystemError, resolvePath, type FsNode } from "./memory-file-system.
  * Splits leading `-abc` flags (up to `--`) from operands; `allowed` are the letters accepted.
  * An unknown letter is reported on stderr and gives `undefined`.
  */
-async function parseFlags(
+export async function parseFlags(
   ctx: CommandContext,
   allowed: string,
 ): Promise<{ flags: Set<string>; operands: string[] } | undefined> {
@@ -38,7 +38,8 @@ async function parseFlags(
   return { flags, operands: args.slice(i) };
 }
 
-function errorText(err: unknown): string {
+/** The strerror text of a file-system error, else its string form. */
+export function errorText(err: unknown): string {
   return err instanceof FileSystemError ? err.message : String(err);
 }
 

@@ -3,19 +3,34 @@
  * `sh -c SCRIPT [NAME [ARG]...]`, `sh FILE [ARG]...`, or commands read from stdin line by
  * line — with a `/dir # ` prompt when the session has a terminal, Ctrl-C stopping the
  * running command rather than the shell. Built-ins: `cd`, `exit`, `export`, `unset`, `exec`,
- * `:`. A command that is not found prints `sh: NAME: not found` and has status 127.
+ * `:`, `break`, `continue`, `read`, `shift`. A command that is not found prints
+ * `sh: NAME: not found` and has status 127; an expansion that fails (bad arithmetic) prints
+ * its error and has status 2. Loops yield to the event loop on every iteration and stop when
+ * the process is killed.
  */
-import { BytePipe, bufferSource, type ByteSink, type ByteSource } from "./byte-streams.js";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import {
+  BytePipe,
+  bufferSource,
+  EMPTY_SOURCE,
+  type ByteSink,
+  type ByteSource,
+} from "./byte-streams.js";
 import { print, type Command, type CommandContext } from "./command.js";
 import { FileSystemError, resolvePath } from "./memory-file-system.js";
+import { ArithmeticError, evaluateArithmetic } from "./shell-arithmetic.js";
 import {
   parseScript,
   ShellSyntaxError,
   type AndOrList,
+  type CompoundCommand,
   type Pipeline,
   type Redirection,
+  type Script,
+  type ShellCommand,
   type SimpleCommand,
   type Word,
+  type WordPart,
 } from "./shell-syntax.js";
 
 interface StandardStreams {
@@ -29,6 +44,54 @@ class ShellExit {
   constructor(readonly status: number) {}
 }
 
+/** Thrown by `break N` / `continue N` to unwind to the enclosing loop. */
+class LoopControl {
+  constructor(
+    readonly kind: "break" | "continue",
+    public levels: number,
+  ) {}
+}
+
+/** An expansion that failed: the command does not run; `sh: MESSAGE`, status 2. */
+class ExpansionError {
+  constructor(readonly message: string) {}
+}
+
+/** The most output a command substitution keeps (more is dropped). */
+const SUBSTITUTION_LIMIT = 16 * 1024 * 1024;
+
+/** Special parameters, always set. */
+const SPECIAL = new Set(["?", "#", "@", "*", "$", "!", "-", "0"]);
+
+/** The line reader of each input a `read` consumed from (so buffered bytes are not lost). */
+const lineReaders = new WeakMap<ByteSource, LineReader>();
+
+/** A glob pattern word of `case` as a RegExp (`*`, `?`, `[…]` unquoted; quoted text literal). */
+function globPattern(parts: readonly { text: string; quoted: boolean }[]): RegExp {
+  let source = "";
+  for (const { text, quoted } of parts) {
+    if (quoted) {
+      source += text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      continue;
+    }
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === "*") source += "[\\s\\S]*";
+      else if (c === "?") source += "[\\s\\S]";
+      else if (c === "[" && text.indexOf("]", i + 2) > 0) {
+        const close = text.indexOf("]", i + 2);
+        source += `[${text
+          .slice(i + 1, close)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\")}]`;
+        i = close;
+      } else if (c === "\\" && i + 1 < text.length) source += `\\${text[++i]}`;
+      else source += c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    }
+  }
+  return new RegExp(`^${source}$`);
+}
+
 /** A running shell: its variables, working directory and last status. */
 class ShellSession {
   readonly #vars = new Map<string, string>();
@@ -37,7 +100,11 @@ class ShellSession {
   #status = 0;
   readonly #ctx: CommandContext;
   readonly #arg0: string;
-  readonly #positional: readonly string[];
+  #positional: readonly string[];
+  /** The status of the last command substitution of the simple command being expanded. */
+  #substitutionStatus: number | undefined;
+  /** How many loops enclose the running command (`break` outside one is ignored). */
+  #loopDepth = 0;
 
   constructor(ctx: CommandContext, arg0: string, positional: readonly string[]) {
     this.#ctx = ctx;
@@ -50,6 +117,17 @@ class ShellSession {
     this.#cwd = ctx.cwd;
   }
 
+  /** A subshell: a copy of this session's state, changes to it stay in it. */
+  #fork(): ShellSession {
+    const child = new ShellSession(this.#ctx, this.#arg0, this.#positional);
+    child.#vars.clear();
+    for (const [k, v] of this.#vars) child.#vars.set(k, v);
+    for (const k of this.#exported) child.#exported.add(k);
+    child.#cwd = this.#cwd;
+    child.#status = this.#status;
+    return child;
+  }
+
   /** Runs a whole script; a syntax error prints and gives status 2 before anything runs. */
   async runScript(text: string): Promise<number> {
     let script;
@@ -60,10 +138,16 @@ class ShellSession {
       await print(this.#ctx.stderr, `sh: ${err.message}\n`);
       return 2;
     }
+    return this.#runTopLevel(script, this.#ctx);
+  }
+
+  /** Runs a parsed script until its end or `exit`; the status. */
+  async #runTopLevel(script: Script, io: StandardStreams): Promise<number> {
     try {
-      for (const list of script) await this.#andOr(list);
+      await this.#list(script, io);
     } catch (err) {
       if (err instanceof ShellExit) return err.status;
+      if (err instanceof LoopControl) return this.#status;
       throw err;
     }
     return this.#status;
@@ -73,7 +157,7 @@ class ShellSession {
   async interactive(): Promise<number> {
     // An interactive shell ignores Ctrl-C itself (the line discipline drops the line).
     const restore = this.#ctx.onInterrupt(() => undefined);
-    const lines = new LineReader(this.#ctx.stdin);
+    const lines = readerOf(this.#ctx.stdin);
     try {
       for (;;) {
         if (this.#ctx.tty) await print(this.#ctx.stdout, `${this.#cwd} # `);
@@ -89,10 +173,10 @@ class ShellSession {
           continue;
         }
         try {
-          for (const list of script) await this.#andOr(list);
+          await this.#list(script, this.#ctx);
         } catch (err) {
           if (err instanceof ShellExit) return err.status;
-          throw err;
+          if (!(err instanceof LoopControl)) throw err;
         }
         if (this.#ctx.signal.aborted) return this.#status;
       }
@@ -101,19 +185,25 @@ class ShellSession {
     }
   }
 
-  async #andOr(list: AndOrList): Promise<void> {
-    this.#status = await this.#pipeline(list.first);
-    for (const { op, pipeline } of list.rest) {
+  async #list(script: Script, io: StandardStreams): Promise<void> {
+    for (const list of script) {
       if (this.#ctx.signal.aborted) return;
-      if ((op === "&&") === (this.#status === 0)) this.#status = await this.#pipeline(pipeline);
+      await this.#andOr(list, io);
     }
   }
 
-  async #pipeline(pipeline: Pipeline): Promise<number> {
-    const io: StandardStreams = this.#ctx;
+  async #andOr(list: AndOrList, io: StandardStreams): Promise<void> {
+    this.#status = await this.#pipeline(list.first, io);
+    for (const { op, pipeline } of list.rest) {
+      if (this.#ctx.signal.aborted) return;
+      if ((op === "&&") === (this.#status === 0)) this.#status = await this.#pipeline(pipeline, io);
+    }
+  }
+
+  async #pipeline(pipeline: Pipeline, io: StandardStreams): Promise<number> {
     let status: number;
     if (pipeline.commands.length === 1) {
-      status = await this.#simple(pipeline.commands[0]!, io);
+      status = await this.#command(pipeline.commands[0]!, io);
     } else {
       const runs: Promise<number>[] = [];
       let input = io.stdin;
@@ -122,16 +212,15 @@ class ShellSession {
         const pipe = last ? undefined : new BytePipe();
         const reading = input;
         const ownPipe = i > 0 && reading instanceof BytePipe ? reading : undefined;
+        // Each element runs in a subshell: `exit`, `break` and assignments end there.
+        const sub = this.#fork();
+        sub.#loopDepth = 0;
         runs.push(
-          this.#simple(command, {
-            stdin: reading,
-            stdout: pipe ?? io.stdout,
-            stderr: io.stderr,
-          })
-            // `exit` inside a pipeline ends that element only (it runs in a subshell).
-            .catch((err: unknown) => {
-              if (err instanceof ShellExit) return err.status;
-              throw err;
+          sub
+            .#runTopLevel([{ first: { negated: false, commands: [command] }, rest: [] }], {
+              stdin: reading,
+              stdout: pipe ?? io.stdout,
+              stderr: io.stderr,
             })
             .finally(() => {
               pipe?.end();
@@ -145,7 +234,199 @@ class ShellSession {
     return pipeline.negated ? (status === 0 ? 1 : 0) : status;
   }
 
-  #expand(word: Word): string[] {
+  /** Runs one command of a pipeline; an expansion error prints and gives status 2. */
+  async #command(command: ShellCommand, io: StandardStreams): Promise<number> {
+    try {
+      if (command.kind === "simple") return await this.#simple(command, io);
+      const streams = await this.#redirect(command.redirections, io);
+      if (typeof streams === "number") return streams;
+      return await this.#compound(command, streams);
+    } catch (err) {
+      if (!(err instanceof ExpansionError)) throw err;
+      await print(io.stderr, `sh: ${err.message}\n`);
+      return 2;
+    }
+  }
+
+  async #compound(command: CompoundCommand, io: StandardStreams): Promise<number> {
+    switch (command.kind) {
+      case "if":
+        for (const { condition, body } of command.clauses) {
+          await this.#list(condition, io);
+          if (this.#status === 0) {
+            await this.#list(body, io);
+            return this.#status;
+          }
+        }
+        if (command.otherwise) {
+          await this.#list(command.otherwise, io);
+          return this.#status;
+        }
+        return 0;
+      case "group":
+        if (!command.subshell) {
+          await this.#list(command.body, io);
+          return this.#status;
+        }
+        return this.#fork().#runTopLevel(command.body, io);
+      case "case": {
+        const subject = (await this.#expand(command.subject, false)).join(" ");
+        for (const item of command.items) {
+          for (const pattern of item.patterns) {
+            if (!globPattern(await this.#patternParts(pattern)).test(subject)) continue;
+            await this.#list(item.body, io);
+            return item.body.length > 0 ? this.#status : 0;
+          }
+        }
+        return 0;
+      }
+      case "for": {
+        const values = command.words
+          ? (await Promise.all(command.words.map((w) => this.#expand(w)))).flat()
+          : [...this.#positional];
+        return this.#loop(
+          io,
+          async (iteration) => {
+            if (iteration >= values.length) return false;
+            this.#vars.set(command.name, values[iteration]!);
+            return true;
+          },
+          command.body,
+        );
+      }
+      case "while":
+        return this.#loop(
+          io,
+          async () => {
+            await this.#list(command.condition, io);
+            return (this.#status === 0) !== command.until;
+          },
+          command.body,
+        );
+    }
+  }
+
+  /**
+   * Runs `body` while `next(iteration)` says so, handling `break`/`continue`; yields to the
+   * event loop every iteration and stops when the process is killed. The status of the last
+   * body run, 0 when none ran.
+   */
+  async #loop(
+    io: StandardStreams,
+    next: (iteration: number) => Promise<boolean>,
+    body: Script,
+  ): Promise<number> {
+    let status = 0;
+    this.#loopDepth++;
+    try {
+      for (let i = 0; !this.#ctx.signal.aborted; i++) {
+        await nextTurn();
+        if (!(await next(i))) break;
+        try {
+          await this.#list(body, io);
+          status = this.#status;
+        } catch (err) {
+          if (!(err instanceof LoopControl)) throw err;
+          status = 0;
+          if (err.levels > 1) {
+            err.levels--;
+            throw err;
+          }
+          if (err.kind === "break") break;
+        }
+      }
+    } finally {
+      this.#loopDepth--;
+    }
+    return status;
+  }
+
+  /** A `case` pattern word's expanded parts, with their quoting. */
+  async #patternParts(word: Word): Promise<{ text: string; quoted: boolean }[]> {
+    const parts: { text: string; quoted: boolean }[] = [];
+    for (const part of word) {
+      if (part.kind === "literal") parts.push({ text: part.text, quoted: part.quoted });
+      else parts.push({ text: await this.#value(part), quoted: part.quoted });
+    }
+    return parts;
+  }
+
+  /** The value of an expansion part (not field-split). */
+  async #value(part: Exclude<WordPart, { kind: "literal" }>): Promise<string> {
+    switch (part.kind) {
+      case "command":
+        return this.#substitute(part.script);
+      case "arithmetic": {
+        const text = (await this.#expand(part.expression, false)).join("");
+        try {
+          return String(evaluateArithmetic(text, this.#vars));
+        } catch (err) {
+          if (err instanceof ArithmeticError) throw new ExpansionError(err.message);
+          throw err;
+        }
+      }
+      case "parameter":
+        return this.#parameterExpansion(part);
+    }
+  }
+
+  /** `${NAME…}` with its operator, if any. */
+  async #parameterExpansion(part: Extract<WordPart, { kind: "parameter" }>): Promise<string> {
+    const value = this.#parameter(part.name);
+    const set = this.#isSet(part.name);
+    const operand = async (): Promise<string> =>
+      part.operand ? (await this.#expand(part.operand, false)).join("") : "";
+    switch (part.operator) {
+      case undefined:
+        return value;
+      case "length":
+        return String([...value].length);
+      case "-":
+        return set ? value : operand();
+      case ":-":
+        return value !== "" ? value : operand();
+      case "+":
+        return set ? operand() : "";
+      case ":+":
+        return value !== "" ? operand() : "";
+      case "=":
+      case ":=": {
+        if (part.operator === "=" ? set : value !== "") return value;
+        const assigned = await operand();
+        this.#vars.set(part.name, assigned);
+        return assigned;
+      }
+    }
+  }
+
+  #isSet(name: string): boolean {
+    if (/^\d+$/.test(name)) return Number(name) <= this.#positional.length;
+    return SPECIAL.has(name) || this.#vars.has(name);
+  }
+
+  /** Runs `script` in a subshell and gives what it printed, trailing newlines removed. */
+  async #substitute(script: Script): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const capture: ByteSink = {
+      write: (data) => {
+        const chunk = typeof data === "string" ? Buffer.from(data) : data;
+        if (size + chunk.length <= SUBSTITUTION_LIMIT) chunks.push(chunk);
+        size += chunk.length;
+        return Promise.resolve();
+      },
+    };
+    const sub = this.#fork();
+    this.#substitutionStatus = await sub.#runTopLevel(script, {
+      stdin: EMPTY_SOURCE,
+      stdout: capture,
+      stderr: this.#ctx.stderr,
+    });
+    return Buffer.concat(chunks).toString("utf8").replace(/\n+$/, "");
+  }
+
+  /** A word's fields (`split`: unquoted expansions are split on blanks, the default IFS). */
+  async #expand(word: Word, split = true): Promise<string[]> {
     const fields: string[] = [];
     let current = "";
     let has = false;
@@ -160,7 +441,7 @@ class ShellSession {
         has ||= part.quoted || part.text !== "";
         continue;
       }
-      if (part.name === "@" && part.quoted) {
+      if (part.kind === "parameter" && part.name === "@" && part.quoted && !part.operator) {
         // "$@": one field per positional parameter.
         this.#positional.forEach((arg, i) => {
           if (i > 0) finish();
@@ -169,13 +450,12 @@ class ShellSession {
         });
         continue;
       }
-      const value = this.#parameter(part.name);
-      if (part.quoted) {
+      const value = await this.#value(part);
+      if (part.quoted || !split) {
         current += value;
         has = true;
         continue;
       }
-      // Unquoted expansion: field splitting on blanks (the default IFS).
       const pieces = value.split(/[ \t\n]+/);
       pieces.forEach((piece, i) => {
         if (i > 0) finish();
@@ -226,7 +506,7 @@ class ShellSession {
   ): Promise<StandardStreams | number> {
     const fds: (ByteSource | ByteSink | undefined)[] = [io.stdin, io.stdout, io.stderr];
     for (const r of redirections) {
-      const target = this.#expand(r.target).join(" ");
+      const target = (await this.#expand(r.target)).join(" ");
       if (r.op === ">&" || r.op === "<&") {
         const from = /^\d$/.test(target) ? fds[Number(target)] : undefined;
         if (from === undefined) {
@@ -275,15 +555,18 @@ class ShellSession {
   }
 
   async #simple(command: SimpleCommand, io: StandardStreams): Promise<number> {
-    const argv = command.words.flatMap((w) => this.#expand(w));
-    const assigned = new Map(
-      command.assignments.map(({ name, value }) => [name, this.#expand(value).join(" ")] as const),
-    );
+    this.#substitutionStatus = undefined;
+    const argv: string[] = [];
+    for (const word of command.words) argv.push(...(await this.#expand(word)));
+    const assigned = new Map<string, string>();
+    for (const { name, value } of command.assignments)
+      assigned.set(name, (await this.#expand(value, false)).join(""));
     const streams = await this.#redirect(command.redirections, io);
     if (typeof streams === "number") return streams;
     if (argv.length === 0) {
+      // Assignments only: the status of the last command substitution, else 0.
       for (const [k, v] of assigned) this.#vars.set(k, v);
-      return 0;
+      return this.#substitutionStatus ?? 0;
     }
     const [name, ...args] = argv as [string, ...string[]];
     switch (name) {
@@ -328,9 +611,46 @@ class ShellSession {
       case "exec":
         if (args.length === 0) return 0;
         throw new ShellExit(await this.#run(args, assigned, streams));
+      case "break":
+      case "continue": {
+        const levels = Number(args[0] ?? "1");
+        if (!Number.isInteger(levels) || levels < 1) {
+          await print(streams.stderr, `sh: ${name}: Illegal number: ${args[0]}\n`);
+          return 1;
+        }
+        if (this.#loopDepth === 0) return 0;
+        throw new LoopControl(name, Math.min(levels, this.#loopDepth));
+      }
+      case "shift": {
+        const n = Number(args[0] ?? "1");
+        if (!Number.isInteger(n) || n < 0 || n > this.#positional.length) return 1;
+        this.#positional = this.#positional.slice(n);
+        return 0;
+      }
+      case "read":
+        return this.#read(args, streams);
       default:
         return this.#run(argv, assigned, streams);
     }
+  }
+
+  /** `read [-r] NAME...`: one line of stdin split on blanks into the names; 1 at end of input. */
+  async #read(args: readonly string[], streams: StandardStreams): Promise<number> {
+    const raw = args[0] === "-r";
+    const names = raw ? args.slice(1) : args;
+    const line = await readerOf(streams.stdin).next();
+    if (line === undefined) {
+      for (const name of names) this.#vars.set(name, "");
+      return 1;
+    }
+    const text = raw ? line : line.replace(/\\(.)/g, "$1");
+    const targets = names.length > 0 ? names : ["REPLY"];
+    const fields = text.trim().split(/[ \t]+/);
+    targets.forEach((name, i) => {
+      const value = i === targets.length - 1 ? fields.slice(i).join(" ") : (fields[i] ?? "");
+      this.#vars.set(name, value);
+    });
+    return 0;
   }
 
   /** Runs an external command as the foreground process: Ctrl-C and the shell's end stop it. */
@@ -370,6 +690,13 @@ function isSource(value: unknown): value is ByteSource {
 
 function isSink(value: unknown): value is ByteSink {
   return typeof (value as ByteSink | undefined)?.write === "function";
+}
+
+/** The line reader of `source`, shared by every `read` of it. */
+function readerOf(source: ByteSource): LineReader {
+  let reader = lineReaders.get(source);
+  if (!reader) lineReaders.set(source, (reader = new LineReader(source)));
+  return reader;
 }
 
 /** Splits a source into lines (without their `\n`); a last line without one still counts. */

@@ -35,11 +35,7 @@ export interface WebsiteSpec {
   image: string;
   /** The port the Service exposes, a number or a named port. */
   port?: number | string;
-  /**
-   * How many pods serve the site.
-   *
-   * @defaultValue `1`
-   */
+  /** How many pods serve the site (defaulted by the webhook from the tier). */
   replicas?: number;
   /**
    * The size of the pods.
