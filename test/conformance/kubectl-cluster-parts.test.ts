@@ -49,6 +49,15 @@ describe.skipIf(!hasKubectl)("kubectl drain, certificate and top against kubekit
         "--timeout=30s",
       ]),
     );
+    const pdbRows = tableRows(succeeded(await s.run(["get", "pdb", "web", "-n", "drain"])));
+    expect(pdbRows[0]).toEqual([
+      "NAME",
+      "MIN AVAILABLE",
+      "MAX UNAVAILABLE",
+      "ALLOWED DISRUPTIONS",
+      "AGE",
+    ]);
+    expect(pdbRows[1]?.slice(0, 4)).toEqual(["web", "2", "N/A", "0"]);
     const node = succeeded(
       await s.run(["get", "pods", "-n", "drain", "-o", "jsonpath={.items[0].spec.nodeName}"]),
     );
@@ -128,7 +137,7 @@ describe.skipIf(!hasKubectl)("kubectl drain, certificate and top against kubekit
     expect(succeeded(await s.run(["--kubeconfig", kubeconfig, "get", "ns", "drain"]))).toContain(
       "drain",
     );
-    // A denied request stays without a certificate.
+    // Approving a request that does not exist fails as on a real cluster.
     expect(failed(await s.run(["certificate", "approve", "missing"]))).toContain("not found");
   });
 

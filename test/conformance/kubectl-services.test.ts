@@ -53,8 +53,11 @@ describe.skipIf(!hasKubectl)("kubectl services, endpoints and service accounts",
       ["endpointslices", "{.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}"],
     ] as const) {
       const deadline = Date.now() + 10_000;
+      // The Service's own slices (`default` also holds the `kubernetes` Service's).
+      const selector =
+        resource === "endpointslices" ? ["-l", "kubernetes.io/service-name=web"] : [];
       for (;;) {
-        const out = await session.run(["get", resource, "-o", `jsonpath=${path}`]);
+        const out = await session.run(["get", resource, ...selector, "-o", `jsonpath=${path}`]);
         if (out.code === 0 && out.stdout.split(" ").filter((s) => s !== "").length === 2) break;
         if (Date.now() > deadline)
           throw new Error(`${resource} never listed both pods:\n${out.stdout}${out.stderr}`);

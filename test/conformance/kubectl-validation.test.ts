@@ -84,8 +84,9 @@ spec:
     );
     const both = failed(await kubectl("apply", "-f", cm));
     expect(both).toContain('data[bad key!]: Invalid value: "bad key!"');
+    // The defaulted targetPort (the port, 0) is invalid too, as kube-apiserver reports it.
     expect(both).toContain(
-      ': Service "bad" is invalid: spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
+      ': Service "bad" is invalid: [spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive]',
     );
     expect(failed(await kubectl("get", "pod", "bad", "-n", "val"))).toContain("NotFound");
   });

@@ -11,6 +11,7 @@ import { ApiHandler } from "./endpoints/api-handler.js";
 import type { AuthenticationConfig, UserInfo } from "./auth/authentication.js";
 import type { AuthorizationMode } from "./authorization/authorizer.js";
 import { ClusterRoleAggregationController } from "./authorization/cluster-role-aggregation.js";
+import { LegacyTokenController } from "./auth/service-account-token/legacy-token-controller.js";
 import {
   authorizationModeOf,
   createServerAccess,
@@ -456,6 +457,10 @@ export class ApiServer {
     const crd = new CrdController(this.#ctx, this.#work);
     const gc = new GarbageCollector(this.#ctx, this.#work);
     const aggregation = new ClusterRoleAggregationController(this.#ctx, this.#work);
+    const access = this.#ctx.access;
+    const legacyTokens = access
+      ? new LegacyTokenController(this.#ctx, this.#work, access.serviceAccountTokens)
+      : undefined;
     const vapStatus = new ValidatingAdmissionPolicyStatusController(this.#ctx, this.#work);
     const kubernetesService = this.#kubernetesService;
     this.#ctx.storage.subscribe((e) => {
@@ -464,6 +469,7 @@ export class ApiServer {
       crd.onEvent(e);
       gc.onEvent(e);
       aggregation.onEvent(e);
+      legacyTokens?.onEvent(e);
       vapStatus.onEvent(e);
       this.#eventExpiry.onEvent(e);
       if (e.type === "DELETED") {

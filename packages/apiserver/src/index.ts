@@ -37,6 +37,7 @@ export {
   type CertificateSigningOptions,
 } from "./certificates/csr-signer.js";
 export { USAGE_ANNOTATIONS } from "./metrics-api/resource-usage.js";
+export { normalizeBuiltinObject } from "./schema/typed-normalization.js";
 export type {
   KubeconfigDocument,
   KubeconfigNamedCluster,

@@ -2,7 +2,7 @@ import { createPublicKey, createVerify } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClock } from "kubekit/testing";
 import { ApiClient } from "../../support/api-client.js";
-import { useServer } from "../../support/server-test-helpers.js";
+import { eventually, useServer } from "../../support/server-test-helpers.js";
 
 /**
  * Service-account tokens over HTTPS: TokenRequest (`serviceaccounts/NAME/token`) issuing RS256
@@ -206,5 +206,42 @@ describe("service account tokens", () => {
       spec: { token },
     });
     expect(after.json.status).toEqual({ user: {}, error: 'pod "bound" not found' });
+  });
+
+  it("fills a legacy token Secret, whose token authenticates while the Secret holds it", async () => {
+    const created = await admin.post("/api/v1/namespaces/default/secrets", {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: {
+        name: "default-token",
+        annotations: { "kubernetes.io/service-account.name": "default" },
+      },
+      type: "kubernetes.io/service-account-token",
+    });
+    expect(created.status, created.text).toBe(201);
+    const secret = await eventually("the token is filled", async () => {
+      const res = await admin.get("/api/v1/namespaces/default/secrets/default-token");
+      return res.json.data?.token ? res.json : undefined;
+    });
+    const token = Buffer.from(secret.data.token as string, "base64").toString();
+    expect(claimsOf(token)).toMatchObject({
+      iss: "kubernetes/serviceaccount",
+      "kubernetes.io/serviceaccount/secret.name": "default-token",
+      sub: "system:serviceaccount:default:default",
+    });
+    const review = async (): Promise<Record<string, unknown>> =>
+      (
+        await admin.post(REVIEW, {
+          apiVersion: "authentication.k8s.io/v1",
+          kind: "TokenReview",
+          spec: { token },
+        })
+      ).json.status;
+    expect(await review()).toMatchObject({
+      authenticated: true,
+      user: { username: "system:serviceaccount:default:default" },
+    });
+    await admin.delete("/api/v1/namespaces/default/secrets/default-token");
+    expect(await review()).toEqual({ user: {}, error: "token has been invalidated" });
   });
 });

@@ -100,16 +100,18 @@ describe("parseYamlBounded", () => {
     const text = `a: &a x\nb: [${Array.from({ length: 100_000 }, () => "*a").join(", ")}]\n`;
     const started = performance.now();
     expect((parseYamlBounded(text) as { b: string[] }).b).toHaveLength(100_000);
-    // The yaml package resolves each alias by scanning the document: minutes here.
-    expect(performance.now() - started).toBeLessThan(10_000);
-  });
+    // The yaml package resolves each alias by scanning the document: minutes here. The bound
+    // only tells seconds from minutes (a loaded CI machine takes seconds; speed is benched).
+    expect(performance.now() - started).toBeLessThan(60_000);
+  }, 90_000);
 
   it("refuses repeated keys unless uniqueKeys is false, in linear time", () => {
     const keys = Array.from({ length: 30_000 }, (_, i) => `key${i}: v`).join("\n");
     const started = performance.now();
     expect(Object.keys(parseYamlBounded(keys) as object)).toHaveLength(30_000);
     const error = failure(() => parseYamlBounded(`${keys}\nkey7: again\n`));
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Quadratic key checks take minutes here; the bound only tells seconds from minutes.
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(error.message).toBe("invalid YAML: duplicate mapping key at line 30001, column 1");
     expect(parseYamlBounded("a: 1\na: 2\n", { uniqueKeys: false })).toEqual({ a: 2 });
     expect(parseYamlBounded("1: a\n'1': b\n")).toEqual({ 1: "b" });

@@ -13,7 +13,8 @@ import {
 } from "../auth/authentication.js";
 import { ServiceAccountTokens } from "../auth/service-account-token/service-account-tokens.js";
 import type { RequestInfo } from "../endpoints/request-info.js";
-import type { ServerContext } from "../server/server-context.js";
+import type { Clock } from "kubekit";
+import type { Storage } from "../storage/storage.js";
 import { createAlwaysAllowAuthorizer } from "./always-allow-authorizer.js";
 import { requestAttributes } from "./authorization-attributes.js";
 import type { Authorizer } from "./authorizer.js";
@@ -29,13 +30,19 @@ export interface AccessControl {
   readonly serviceAccountTokens: ServiceAccountTokens;
 }
 
-const defaults = new WeakMap<ServerContext, AccessControl>();
+/** What a default access control needs of a server context. */
+interface ContextParts {
+  readonly storage: Storage;
+  readonly clock: Clock;
+}
+
+const defaults = new WeakMap<ContextParts, AccessControl>();
 
 /**
  * The access control of a context built without one: no authentication, AlwaysAllow, and
  * service-account tokens of its own (one per context).
  */
-export function defaultAccessControl(ctx: ServerContext): AccessControl {
+export function defaultAccessControl(ctx: ContextParts): AccessControl {
   let access = defaults.get(ctx);
   if (!access) {
     access = {

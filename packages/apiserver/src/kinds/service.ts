@@ -39,7 +39,8 @@ const PORT_RANGE = "must be between 1 and 65535, inclusive";
 const NODE_PORT_MIN = 30000;
 const NODE_PORT_MAX = 32767;
 
-let nextClusterIp = 1;
+/** 10.96.0.1 is the `kubernetes` Service's (`controllers/kubernetes-service.ts`); allocation starts after it. */
+let nextClusterIp = 2;
 let nextNodePort = 0;
 
 function allocateClusterIp(): string {

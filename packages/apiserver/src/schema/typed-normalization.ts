@@ -1,4 +1,9 @@
-import { SPECIAL_MESSAGES, isJsonObject, type FieldInfo } from "kubekit/apimachinery";
+import {
+  SPECIAL_MESSAGES,
+  isJsonObject,
+  messageNameForKind,
+  type FieldInfo,
+} from "kubekit/apimachinery";
 import type { JsonObject, JsonValue } from "kubekit";
 import { jsonFieldsOf, messageJsonShape } from "./message-json-view.js";
 import {
@@ -31,6 +36,22 @@ function isZero(value: JsonValue): boolean {
 export function normalizeTypedObject(obj: JsonObject, messageName: string | undefined): JsonObject {
   if (!messageName) return obj;
   return normalizeMessage(obj, messageName, 0);
+}
+
+/**
+ * A built-in object as kube-apiserver stores and prints it ({@link normalizeTypedObject} with
+ * the message of its `apiVersion` and `kind`): what a controller compares its computed state
+ * with, since the server's copy carries every field Go always encodes (`lastProbeTime: null`,
+ * `lastState: {}`, ...) and a plain deep comparison would see a change on every sync. Objects
+ * of kinds outside the field tables (custom resources) are returned as they are. Never
+ * mutates `obj`; returns it unchanged when nothing differs.
+ */
+export function normalizeBuiltinObject(obj: JsonObject): JsonObject {
+  const { apiVersion, kind } = obj;
+  if (typeof apiVersion !== "string" || typeof kind !== "string") return obj;
+  const slash = apiVersion.indexOf("/");
+  const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+  return normalizeTypedObject(obj, messageNameForKind(group, apiVersion.slice(slash + 1), kind));
 }
 
 const MAX_DEPTH = 100;

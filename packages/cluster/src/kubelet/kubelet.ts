@@ -14,6 +14,7 @@ import {
   type ResourceInformer,
   type Runnable,
 } from "kubekit";
+import { normalizeBuiltinObject } from "@kubekit/apiserver";
 import type { ClusterContext } from "../cluster-context.js";
 import { containerEventHooks } from "./container-events.js";
 import { PodRuntime, type PodRuntimeHooks } from "./kubelet-pod-runtime.js";
@@ -152,7 +153,7 @@ class Kubelet {
       hostIp: entry.node.hostIp,
       kubernetesMinor: this.#kubernetesMinor,
     });
-    if (!deepEqual(status, pod.status)) {
+    if (!sameStatus(status, pod.status)) {
       const outcome = await this.#writeStatus(key, entry, pod, status, signal);
       if (outcome !== "written") return outcome === "gone" ? undefined : outcome;
     }
@@ -302,6 +303,21 @@ class Kubelet {
     this.#releaseIp(entry);
     this.#tracked.delete(key);
   }
+}
+
+/**
+ * Whether the status computed by a sync is the one the pod has: both as the server stores a
+ * Pod (with the fields Go always encodes, which the server's copy carries and a computed one
+ * leaves out), so a sync that changes nothing writes nothing.
+ */
+function sameStatus(computed: PodStatus, current: PodStatus | undefined): boolean {
+  const asStored = (status: PodStatus | undefined): unknown =>
+    normalizeBuiltinObject({
+      apiVersion: "v1",
+      kind: "Pod",
+      ...(status !== undefined ? { status: status as JsonObject } : {}),
+    })["status"];
+  return deepEqual(asStored(computed), asStored(current));
 }
 
 /**
