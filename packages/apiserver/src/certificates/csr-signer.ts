@@ -22,7 +22,7 @@ export const SUPPORTED_SIGNERS: readonly string[] = [
 
 /** What a CertificateSigningRequest's spec says about the certificate to issue. */
 export interface CertificateSigningOptions {
-  /** `spec.signerName`: one of {@link SUPPORTED_SIGNERS}. */
+  /** `spec.signerName`: `kubernetes.io/kube-apiserver-client` or `kubernetes.io/kube-apiserver-client-kubelet`. */
   readonly signerName: string;
   /** `spec.usages` (kube's key usage names: `client auth`, `digital signature`, `key encipherment`). */
   readonly usages: readonly string[];

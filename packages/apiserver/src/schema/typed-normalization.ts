@@ -39,7 +39,7 @@ export function normalizeTypedObject(obj: JsonObject, messageName: string | unde
 }
 
 /**
- * A built-in object as kube-apiserver stores and prints it ({@link normalizeTypedObject} with
+ * A built-in object as kube-apiserver stores and prints it (`normalizeTypedObject` with
  * the message of its `apiVersion` and `kind`): what a controller compares its computed state
  * with, since the server's copy carries every field Go always encodes (`lastProbeTime: null`,
  * `lastState: {}`, ...) and a plain deep comparison would see a change on every sync. Objects

@@ -337,7 +337,7 @@ export class BuiltInContainers {
   }
 }
 
-/** A container's main process to start ({@link BuiltInContainers.startProcess}). */
+/** A container's main process to start (`ApiServer.startContainerProcess`). */
 export interface ContainerProcessRequest {
   /** The pod as the kubelet knows it (its status with the pod IP the kubelet assigned). */
   readonly pod: JsonObject;
