@@ -39,6 +39,8 @@ export class SpdyTestClient {
   goAway: number | undefined;
   /** The WINDOW_UPDATE frames received, as [stream id (0: the session), delta]. */
   readonly windowUpdates: [number, number][] = [];
+  /** What failed while handling the server's frames (see {@link receive}). */
+  readonly receiveErrors: unknown[] = [];
   private readonly parser = new SpdyFrameParser();
   private readonly decoder = new SpdyHeaderBlockDecoder();
   private readonly encoder = new SpdyHeaderBlockEncoder();
@@ -89,10 +91,19 @@ export class SpdyTestClient {
     this.write(encodeControlFrame(type, flags, payload));
   }
 
-  /** Feeds bytes the server sent. */
+  /**
+   * Feeds bytes the server sent. A frame that fails to decode (e.g. a header block still
+   * inflating when the test closes the client) is recorded in {@link receiveErrors}, never left
+   * as an unhandled rejection.
+   */
   receive(bytes: Buffer): void {
-    for (const frame of this.parser.push(bytes))
-      this.work = this.work.then(() => this.handle(frame));
+    for (const frame of this.parser.push(bytes)) {
+      this.work = this.work
+        .then(() => this.handle(frame))
+        .catch((err: unknown) => {
+          this.receiveErrors.push(err);
+        });
+    }
   }
 
   /** The stream `id`'s state once `condition` holds for it. */
