@@ -405,7 +405,7 @@ describe("Controller concurrency and shutdown", () => {
     controller.enqueue("requeued");
     const stop = new AbortController();
     const run = controller.run(stop.signal);
-    await waitUntil(() => seen.length === 2, "both reconciles");
+    await waitUntil(() => seen.length >= 2, "both reconciles"); // "failing" is retried at once
     expect(live).toBeGreaterThan(0);
     stop.abort();
     await run;
