@@ -846,7 +846,8 @@ describe("pods/exec with the simulated cluster", () => {
   it("execs into a pod once the scheduler bound it and its kubelet runs it", async () => {
     const res = await h.client.post(`/api/v1/namespaces/${ns}/pods`, {
       metadata: { name: "scheduled" },
-      spec: { containers: [{ name: "main", image: "busybox" }] },
+      // Without a command busybox runs `sh`, which exits at once without stdin, as on a node.
+      spec: { containers: [{ name: "main", image: "busybox", command: ["sleep", "3600"] }] },
     });
     expect(res.status, res.text).toBe(201);
     await waitFor("the pod to run", async () => {
