@@ -16,6 +16,13 @@
  *
  * Goal (issue 12): report the time; there is no ratio target. `KUBEKIT_BENCH_SCALE` (default
  * 1) scales the replica count (at least 10).
+ *
+ * Then the cluster at kwok's scale (issue 24, `support/cluster-scale.ts`): 1,000 Nodes and
+ * 1,000 Deployments × 100 replicas (100k pods) until every pod is Ready and every Deployment
+ * available, against the floor of the same creates, bindings and status writes by one
+ * client; one round of each; wall and CPU time per pod, peak memory, machine load. Target:
+ * every pod Ready (`details.targets`, and "met" / "MISSED" in the table).
+ * `KUBEKIT_BENCH_SCALE` scales the Deployment count (at least 1; 0.01 → 10 Deployments).
  */
 import { cpuUsage } from "node:process";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
@@ -30,19 +37,35 @@ import {
   type BenchmarkResult,
 } from "./support/benchmark.js";
 import { median } from "./support/timing.js";
+import { runScaleRound } from "./support/cluster-scale-process.js";
+import {
+  SCALE_NODES,
+  SCALE_REPLICAS,
+  scaleSampleJson,
+  type ScaleSample,
+} from "./support/cluster-scale.js";
 
 const ROUNDS = 7;
 const ROUND_TIMEOUT_MS = 120_000;
 const FLOOR_CONCURRENCY = 32;
 const NAMESPACE = "bench";
 
-function replicaCount(): number {
+/** How long one round at scale may take (100k pods on a loaded 2-core machine take long). */
+const SCALE_ROUND_TIMEOUT_MS = 3 * 3600_000;
+/** Deployments at scale 1 (× 100 replicas: 100k pods). */
+const SCALE_DEPLOYMENTS = 1000;
+
+function benchScale(): number {
   const raw = process.env["KUBEKIT_BENCH_SCALE"];
   const scale = raw === undefined || raw === "" ? 1 : Number(raw);
   if (!(scale > 0 && scale <= 1)) {
     throw new Error(`KUBEKIT_BENCH_SCALE must be in (0, 1], got "${raw ?? ""}"`);
   }
-  return Math.max(10, Math.round(100 * scale));
+  return scale;
+}
+
+function replicaCount(): number {
+  return Math.max(10, Math.round(100 * benchScale()));
 }
 
 interface Sample {
@@ -189,7 +212,8 @@ function floorRound(replicas: number, signal: AbortSignal): Promise<Sample> {
   );
 }
 
-async function runClusterBenchmark(ctx: BenchmarkContext): Promise<BenchmarkResult> {
+/** Issue 12's rounds: one 100-replica Deployment on 3 nodes against the floor. */
+async function runSmallRounds(ctx: BenchmarkContext): Promise<BenchmarkResult> {
   const replicas = replicaCount();
   const cluster: Sample[] = [];
   const floor: Sample[] = [];
@@ -238,11 +262,105 @@ async function runClusterBenchmark(ctx: BenchmarkContext): Promise<BenchmarkResu
   };
 }
 
+/** One side's round at scale, or why it did not finish. */
+async function scaleSide(
+  side: "cluster" | "floor",
+  deployments: number,
+  ctx: BenchmarkContext,
+): Promise<ScaleSample | Error> {
+  try {
+    const sample = await runScaleRound(side, deployments, {
+      timeoutMs: SCALE_ROUND_TIMEOUT_MS,
+      signal: ctx.signal,
+      log: ctx.log,
+    });
+    ctx.log(
+      `scale ${side}: ${sample.pods} pods in ${(sample.wallMs / 1000).toFixed(1)} s ` +
+        `(cpu ${(sample.cpuMs / 1000).toFixed(1)} s, ${(sample.cpuMs / sample.pods).toFixed(2)} ms/pod), ` +
+        `peak rss ${(sample.peakRssBytes / 2 ** 20).toFixed(0)} MiB, load ${sample.loadavgAtStart.map((l) => l.toFixed(1)).join(" ")}`,
+    );
+    return sample;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.log(`scale ${side}: failed: ${String(err)}`);
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/** Issue 24's section: 1,000 nodes and `1000 × scale` Deployments of 100 replicas. */
+async function runScaleRounds(ctx: BenchmarkContext): Promise<BenchmarkResult> {
+  const deployments = Math.max(1, Math.round(SCALE_DEPLOYMENTS * benchScale()));
+  const pods = deployments * SCALE_REPLICAS;
+  ctx.log(`scale: ${deployments} Deployments × ${SCALE_REPLICAS} on ${SCALE_NODES} nodes`);
+  const floor = await scaleSide("floor", deployments, ctx);
+  const cluster = await scaleSide("cluster", deployments, ctx);
+  const ok = !(cluster instanceof Error);
+  const label = `${pods} pods (${deployments} Deployments × ${SCALE_REPLICAS}) on ${SCALE_NODES} nodes`;
+  const floorOf = (of: (s: ScaleSample) => number, name: string) =>
+    floor instanceof Error ? undefined : { name, ms: of(floor) };
+  const work = { count: pods, unit: "pods/s" };
+  const rows = [
+    {
+      scenario: `cluster at scale: ${label} Ready and available (target: all) — ${ok ? "met" : `MISSED (${cluster.message})`}`,
+      kubekit: { value: ok ? pods : 0, unit: "pods" },
+    },
+  ];
+  if (ok) {
+    rows.push(
+      compareDurations(
+        `cluster at scale: ${label}, wall time per pod`,
+        cluster.wallMs / pods,
+        floorOf((s) => s.wallMs / pods, "same pods created, bound, made Ready by one client"),
+      ),
+      compareDurations(
+        "cluster at scale: same, CPU time per pod (server and cluster, one process)",
+        cluster.cpuMs / pods,
+        floorOf((s) => s.cpuMs / pods, "same writes, CPU time per pod"),
+      ),
+      compareDurations(
+        "cluster at scale: same, whole wall time",
+        cluster.wallMs,
+        floorOf((s) => s.wallMs, "same writes, whole wall time"),
+        work,
+      ),
+    );
+  }
+  const json = (s: ScaleSample | Error): JsonObject =>
+    s instanceof Error ? { error: s.message } : scaleSampleJson(s);
+  return {
+    rows,
+    details: {
+      parameters: { nodes: SCALE_NODES, deployments, replicas: SCALE_REPLICAS, pods },
+      targets: {
+        [`every pod of ${label} Ready and every Deployment available`]: ok,
+        met: ok,
+        ...(ok && !(floor instanceof Error)
+          ? {
+              cpuPerPodRatio: cluster.cpuMs / floor.cpuMs,
+              wallPerPodRatio: cluster.wallMs / floor.wallMs,
+            }
+          : {}),
+      },
+      runs: { cluster: json(cluster), floor: json(floor) },
+    },
+  };
+}
+
+async function runClusterBenchmark(ctx: BenchmarkContext): Promise<BenchmarkResult> {
+  const small = await runSmallRounds(ctx);
+  const scale = await runScaleRounds(ctx);
+  ctx.log(`targets: ${JSON.stringify(scale.details["targets"])}`);
+  return {
+    rows: [...small.rows, ...scale.rows],
+    details: { ...small.details, scale: scale.details, targets: scale.details["targets"] ?? null },
+  };
+}
+
 /** The cluster benchmark (`npm run bench cluster`). */
 export const benchmark: Benchmark = {
   name: "cluster",
   description:
-    "Simulated cluster: a 100-replica Deployment until all pods are Ready vs the same writes by one client",
-  timeoutMs: 20 * 60_000,
+    "Simulated cluster: a 100-replica Deployment, then 1,000 nodes × 100k pods, until all pods are Ready vs the same writes by one client",
+  timeoutMs: 7 * 3600_000,
   run: runClusterBenchmark,
 };

@@ -71,7 +71,10 @@ async function runControllerBenchmark(ctx: BenchmarkContext): Promise<BenchmarkR
   const runs: Record<ConsumerKind, ConsumerResult[]> = {
     kubekit: [],
     "kubekit-controller": [],
+    "kubekit-lazy": [],
+    "kubekit-lazy-read": [],
     "client-node": [],
+    "client-node-2": [],
     floor: [],
   };
   try {

@@ -16,13 +16,13 @@
  */
 import { setMaxListeners } from "node:events";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Benchmark, BenchmarkResult } from "./support/benchmark.js";
 import type { EarlierResults } from "./support/results-comparison.js";
 import { formatComparisonTable, readEarlierResults } from "./support/results-comparison.js";
-import { formatResultsTable } from "./support/results-table.js";
+import { formatResultsTable, formatTextTable } from "./support/results-table.js";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = join(BENCH_DIR, "results");
@@ -86,8 +86,33 @@ async function runWithDeadline(
   }
 }
 
+/**
+ * The rows of a benchmark's `details.targetChecks` (`{ target, value, bound, kind, met }`
+ * objects, as the informer benchmark records them), for the targets table; none when absent.
+ */
+function targetLines(raw: unknown): string[][] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((item: unknown) => {
+    if (typeof item !== "object" || item === null) return [];
+    const { target, value, bound, kind, met } = item as Record<string, unknown>;
+    if (typeof target !== "string" || typeof value !== "number" || typeof bound !== "number") {
+      return [];
+    }
+    return [
+      [
+        target,
+        value.toFixed(3),
+        `${kind === "min" ? ">=" : "<="} ${bound}`,
+        met === true ? "met" : `missed by ${Math.abs(value - bound).toFixed(3)}`,
+      ],
+    ];
+  });
+}
+
 async function runOne(name: string, earlier?: EarlierResults): Promise<boolean> {
   const startedAt = new Date();
+  // The 1, 5 and 15-minute load averages: other work on the machine disturbs wall times.
+  const loadAtStart = loadavg();
   const t0 = performance.now();
   const log = (message: string): void => {
     console.error(`[${name} +${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}`);
@@ -101,6 +126,11 @@ async function runOne(name: string, earlier?: EarlierResults): Promise<boolean> 
       `\n${name} (${(durationMs / 1000).toFixed(1)} s; ratio = kubekit / baseline, lower is better)\n`,
     );
     console.log(formatResultsTable(result.rows));
+    const checks = targetLines(result.details["targetChecks"]);
+    if (checks.length > 0) {
+      console.log(`\n${name} targets\n`);
+      console.log(formatTextTable(["target", "value", "bound", "met"], checks, new Set([1, 2])));
+    }
     if (earlier !== undefined) {
       console.log(`\n${name} against ${earlier.startedAt} (now/then above 1: more than then)\n`);
       console.log(formatComparisonTable(earlier, result.rows));
@@ -120,6 +150,8 @@ async function runOne(name: string, earlier?: EarlierResults): Promise<boolean> 
         cpus: cpuList.length,
         cpuModel: cpuList[0]?.model ?? "unknown",
         totalMemoryBytes: totalmem(),
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: loadavg(),
       },
       rows: result.rows,
       details: result.details,

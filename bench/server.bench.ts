@@ -1,82 +1,117 @@
 /**
- * The embedded API server under load: 50k pods loaded through the real HTTP write path,
- * one full list, a paginated list (limit 500) and 10 watchers receiving 10k MODIFIED events.
- * Every figure is compared with a baseline measured in the same run on the same machine:
- * a bare node:http server answering the same bytes (the transport floor), JSON.stringify of
- * the same objects (the serialization floor), the same pods held as plain parsed objects
- * (the data floor of the heap), the same frames streamed to the same number of clients, and
- * the same kind of PATCH with no watcher open (what the watchers cost the write path).
+ * The embedded API server at scale (issue 24 §1): 1M stored pods of about 5.2 KB of JSON
+ * each (`support/stored-pods.ts`), preloaded in the server's process with
+ * `ApiServer.loadObjects`, and measured against issue 24's targets:
+ *
+ * - memory per stored pod (heapUsed + arrayBuffers, Δ from the empty server) ≤ 1.3× its
+ *   JSON (its bytes in the list body); heapUsed alone is reported beside it;
+ * - a full LIST of every pod succeeds and streams at ≥ 0.5× the throughput of a bare
+ *   node:http server writing the same bytes, held in memory, to the socket;
+ * - paged LIST (limit 500) server CPU per page at 1M stored ≤ 1.2× at 10k stored (pages
+ *   from the start and from the middle of the key space);
+ * - create (POST) server CPU per pod at 1M stored ≤ 1.15× from an (almost) empty store;
+ * - watch delivery with 100 watchers ≤ 10 µs of server CPU per watcher per event: the
+ *   server CPU of PATCHes with 100 watchers open minus that of the same PATCHes with none,
+ *   per watcher and event.
+ *
+ * Every CPU figure is the server process's own (user + system, `process.cpuUsage()` in the
+ * child), which other load on the machine disturbs far less than wall time; wall times and
+ * the bare server's figures are reported beside them. The load average of the machine is
+ * recorded at the start and the end (`details.machine`). Targets go to `details.targets`
+ * and into the table ("met" / "MISSED" in the row's scenario).
  *
  * Both servers run in a child process of their own (see support/host-process.ts); the
  * client (undici pools) runs in this process. `KUBEKIT_BENCH_SCALE` (default 1) scales the
- * pod and change counts, for quick smoke runs.
+ * store (0.01 → 10k stored pods, compared with 1k) and, by its square root, the numbers of
+ * creates and changes.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Pool } from "undici";
 import type { JsonObject } from "kubekit";
-import {
-  compareDurations,
-  type Benchmark,
-  type BenchmarkContext,
-  type BenchmarkResult,
-  type ResultRow,
-} from "./support/benchmark.js";
+import type { Benchmark, BenchmarkContext, BenchmarkResult } from "./support/benchmark.js";
 import { FrameCounter } from "./support/frame-counter.js";
-import { STREAM_TRIGGER_PATH, type HeapStats } from "./support/host-protocol.js";
 import { HostProcess } from "./support/host-process.js";
+import { STREAM_TRIGGER_PATH, type HeapStats } from "./support/host-protocol.js";
 import { connectionPool, loadWrites, sendWrite, type WriteRequest } from "./support/http-load.js";
-import { readList, readPaginated, type ListRead } from "./support/list-reader.js";
-import {
-  BENCH_AGENT,
-  namespaceCreateRequest,
-  podCreateRequest,
-  podStatusRequest,
-} from "./support/pod-writes.js";
+import { readList, readPages, streamList, type ListStreamed } from "./support/list-reader.js";
+import { BENCH_AGENT, namespaceCreateRequest } from "./support/pod-writes.js";
 import { makePod } from "./support/pods.js";
-import { collectGarbage, median, repeat, withTimeout } from "./support/timing.js";
+import {
+  serverResultRows,
+  serverTargets,
+  type BareFigures,
+  type CpuWall,
+  type KubekitFigures,
+  type PagingFigures,
+  type ServerParameters,
+} from "./support/server-figures.js";
+import { STORED_POD_MARKER, storedPodCreateRequest } from "./support/stored-pods.js";
+import { median, withTimeout } from "./support/timing.js";
 
-/** The scenario's sizes and concurrency. */
-interface Parameters {
-  readonly pods: number;
-  readonly namespaces: readonly string[];
-  /** Writes in flight during loading and changes (one connection each). */
-  readonly writeConcurrency: number;
-  readonly pageLimit: number;
-  readonly watchers: number;
-  readonly changes: number;
-  readonly listWarmups: number;
-  readonly listRuns: number;
-}
-
-function parameters(): Parameters {
+function scaleFromEnvironment(): number {
   const raw = process.env["KUBEKIT_BENCH_SCALE"];
   const scale = raw === undefined || raw === "" ? 1 : Number(raw);
   if (!(scale > 0 && scale <= 1)) {
     throw new Error(`KUBEKIT_BENCH_SCALE must be in (0, 1], got "${raw ?? ""}"`);
   }
-  const pods = Math.max(10, Math.round(50_000 * scale));
+  return scale;
+}
+
+function parameters(): ServerParameters {
+  const scale = scaleFromEnvironment();
+  const stored = Math.max(2_000, Math.round(1_000_000 * scale));
+  const root = Math.sqrt(scale);
   return {
-    pods,
+    scale,
+    stored,
+    small: Math.min(10_000, Math.max(1_000, Math.round(stored / 100))),
     namespaces: Array.from({ length: 10 }, (_, i) => `bench-${String(i).padStart(2, "0")}`),
     writeConcurrency: 16,
+    warmCreates: Math.max(300, Math.round(1_000 * root)),
+    creates: Math.max(200, Math.round(2_000 * root)),
     pageLimit: 500,
-    watchers: 10,
-    changes: Math.min(pods, Math.max(10, Math.round(10_000 * scale))),
-    listWarmups: 1,
-    listRuns: 3,
+    minPagesSmall: 40,
+    pagesLarge: 40,
+    loadChunk: 25_000,
+    listRuns: 2,
+    watchers: 100,
+    warmChanges: 50,
+    changes: Math.max(100, Math.round(1_000 * root)),
+    // Room for the heap if each stored pod held up to 8 KB of it, with 2 GiB of slack.
+    heapLimitMiB: 2_048 + Math.ceil((stored * 8_192) / (1024 * 1024)),
   };
 }
 
+const LOAD_CHUNK_TIMEOUT_MS = 15 * 60_000;
 const LOAD_TIMEOUT_MS = 300_000;
-const LIST_TIMEOUT_MS = 120_000;
-const WATCH_TIMEOUT_MS = 180_000;
-const FULL_LIST_URL = "/api/v1/pods";
-const MiB = 1024 * 1024;
+const LIST_TIMEOUT_MS = 600_000;
+const WATCH_TIMEOUT_MS = 300_000;
+const PODS_URL = "/api/v1/pods";
 
-/** A change: an annotation of pod `index` set to `value` by a merge patch (one MODIFIED event when `value` is new). */
-function changeRequest(p: Parameters, index: number, value: string): WriteRequest {
+/** The server process's CPU time so far (user + system), in ms. */
+async function cpuOf(host: HostProcess): Promise<number> {
+  const { userMs, systemMs } = await host.cpu();
+  return userMs + systemMs;
+}
+
+/** Runs `task` and returns the server CPU and the wall time it took, with its result. */
+async function measured<T>(
+  host: HostProcess,
+  task: () => Promise<T>,
+): Promise<CpuWall & { result: T }> {
+  const cpu0 = await cpuOf(host);
+  const start = performance.now();
+  const result = await task();
+  const wallMs = performance.now() - start;
+  return { cpuMs: (await cpuOf(host)) - cpu0, wallMs, result };
+}
+
+/** A change: an annotation of stored pod `index` set to `value` (one MODIFIED event when new). */
+function changeRequest(p: ServerParameters, index: number, value: string): WriteRequest {
   const pod = makePod(index, { namespaces: p.namespaces });
   return {
     method: "PATCH",
@@ -88,59 +123,15 @@ function changeRequest(p: Parameters, index: number, value: string): WriteReques
   };
 }
 
-function watchUrl(resourceVersion: string): string {
-  return `/api/v1/pods?watch=true&resourceVersion=${resourceVersion}`;
+/** The pools of one server: writes, one reader, and one connection per watcher. */
+interface Pools {
+  readonly writes: Pool;
+  readonly reads: Pool;
+  readonly watches: Pool;
+  close(): Promise<void>;
 }
 
-/** When a list read reached its response headers, its last body byte and its parsed list (ms from the request). */
-interface ListTimings {
-  readonly headersMs: number;
-  readonly bodyMs: number;
-  readonly totalMs: number;
-}
-
-function timingsOf(read: ListRead): ListTimings {
-  return { headersMs: read.headersMs, bodyMs: read.bodyMs, totalMs: read.totalMs };
-}
-
-/** Checks that a recorded watch holds exactly `expected` frames, each a MODIFIED event. */
-function verifyFrames(bytes: Buffer, expected: number): void {
-  const lines = bytes.toString("utf8").split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  for (const line of lines) {
-    const type = (JSON.parse(line) as { type?: unknown }).type;
-    if (type !== "MODIFIED") {
-      throw new Error(`watch sent a ${String(type)} event where only MODIFIED was expected`);
-    }
-  }
-  if (lines.length !== expected) {
-    throw new Error(`watch sent ${lines.length} events, expected ${expected}`);
-  }
-}
-
-/** Opens `count` frame counters on `url` into `into` (the caller closes them); `recordFirst` keeps the first one's bytes. */
-async function openWatchers(
-  pool: Pool,
-  url: string,
-  count: number,
-  into: FrameCounter[],
-  recordFirst: boolean,
-): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    into.push(await FrameCounter.open(pool, url, { record: recordFirst && i === 0 }));
-  }
-}
-
-/** Waits until every counter has `target` frames; resolves to the instant the last one got there. */
-async function lastArrival(counters: readonly FrameCounter[], target: number): Promise<number> {
-  return Math.max(...(await Promise.all(counters.map((c) => c.waitFor(target, WATCH_TIMEOUT_MS)))));
-}
-
-/** The pools a phase uses against one server: writes, one reader, and one connection per watcher. */
-function poolsFor(
-  url: string,
-  p: Parameters,
-): { writes: Pool; reads: Pool; watches: Pool; close: () => Promise<void> } {
+function poolsFor(url: string, p: ServerParameters): Pools {
   const writes = connectionPool(url, p.writeConcurrency);
   const reads = connectionPool(url, 1);
   const watches = connectionPool(url, p.watchers);
@@ -154,289 +145,433 @@ function poolsFor(
   };
 }
 
-/** What the kubekit phase measured, and the files the baseline replays. */
-interface KubekitFigures {
-  readonly createMs: number;
-  readonly statusMs: number;
-  readonly heapEmpty: HeapStats;
-  readonly heapLoaded: HeapStats;
-  readonly fullList: readonly ListTimings[];
-  readonly listBytes: number;
-  readonly stringifyMs: readonly number[];
-  readonly paginatedMs: readonly number[];
-  readonly pages: number;
-  /** The same number of changes, with no watcher open. */
-  readonly quietPatchMs: number;
-  readonly patchMs: number;
-  readonly watchMs: number;
-  readonly watchFrames: readonly number[];
-  readonly resourceVersion: string;
-  /** The full list's body as kubekit sent it. */
-  readonly listFile: string;
-  /** Each page's body as kubekit sent it, by the URL that requested it. */
-  readonly pageRoutes: ReadonlyArray<{ url: string; file: string }>;
-  /** The frames one watcher received. */
-  readonly framesFile: string;
+/** One phase against one server: its process, pools and the run's context. */
+interface Phase {
+  readonly ctx: BenchmarkContext;
+  readonly p: ServerParameters;
+  readonly host: HostProcess;
+  readonly pools: Pools;
+  readonly dir: string;
 }
 
-async function measureKubekit(
-  ctx: BenchmarkContext,
-  p: Parameters,
-  dir: string,
-): Promise<KubekitFigures> {
-  const { signal } = ctx;
-  ctx.log("kubekit: starting the API server process");
-  const host = await HostProcess.start("kubekit");
-  const pools = poolsFor(host.url, p);
-  const counters: FrameCounter[] = [];
-  try {
-    const heapEmpty = await host.heap();
-    for (const name of p.namespaces) {
-      await sendWrite(pools.writes, namespaceCreateRequest(name));
-    }
-
-    ctx.log(`kubekit: creating ${p.pods} pods (POST, ${p.writeConcurrency} in flight)`);
-    const create = await withTimeout(
+/** POSTs `warm` then `count` pods of indexes from `first`; measures the `count` creates. */
+async function measureCreates(
+  ph: Phase,
+  first: number,
+  warm: number,
+  count: number,
+): Promise<CpuWall> {
+  const { p, pools, ctx } = ph;
+  const post = (from: number, n: number): Promise<unknown> =>
+    withTimeout(
       loadWrites(
         pools.writes,
-        p.pods,
+        n,
         p.writeConcurrency,
-        (i) => podCreateRequest(i, p.namespaces),
-        signal,
+        (i) => storedPodCreateRequest(from + i, p.namespaces),
+        ctx.signal,
       ),
       LOAD_TIMEOUT_MS,
       "creating pods",
-      signal,
+      ctx.signal,
     );
-    ctx.log(
-      `kubekit: created in ${create.ms.toFixed(0)} ms; writing their status (PATCH pods/status)`,
-    );
-    const status = await withTimeout(
-      loadWrites(
-        pools.writes,
-        p.pods,
-        p.writeConcurrency,
-        (i) => podStatusRequest(i, p.namespaces),
-        signal,
-      ),
-      LOAD_TIMEOUT_MS,
-      "writing pod status",
-      signal,
-    );
-    ctx.log(`kubekit: status written in ${status.ms.toFixed(0)} ms; measuring the heap`);
-    const heapLoaded = await host.heap();
+  if (warm > 0) await post(first, warm);
+  const { cpuMs, wallMs } = await measured(ph.host, () => post(first + warm, count));
+  return { cpuMs, wallMs };
+}
 
-    ctx.log(`kubekit: full list, ${p.listWarmups} warm-up + ${p.listRuns} runs`);
-    const listFile = join(dir, "full-list.json");
-    const stringifyMs: number[] = [];
-    let listBytes = 0;
-    const fullList = await repeat(p.listWarmups, p.listRuns, async (i) => {
-      collectGarbage();
-      const read = await withTimeout(
-        readList(pools.reads, FULL_LIST_URL, signal),
+/** Preloads pods `first … first+count-1` with `loadObjects` in the server's process, in chunks. */
+async function preload(ph: Phase, first: number, count: number): Promise<CpuWall> {
+  const { p, ctx, host } = ph;
+  const cpu0 = await cpuOf(host);
+  const start = performance.now();
+  for (let done = 0; done < count;) {
+    const n = Math.min(p.loadChunk, count - done);
+    const created = await withTimeout(
+      host.count(
+        { type: "load-pods", first: first + done, count: n, namespaces: p.namespaces },
+        LOAD_CHUNK_TIMEOUT_MS,
+      ),
+      LOAD_CHUNK_TIMEOUT_MS,
+      "preloading pods",
+      ctx.signal,
+    );
+    if (created !== n) throw new Error(`loadObjects created ${created} of ${n} pods`);
+    done += n;
+    const s = (performance.now() - start) / 1000;
+    if (done === count || (done / p.loadChunk) % 4 === 0) {
+      const cpuPerPod = ((await cpuOf(host)) - cpu0) / done;
+      ctx.log(
+        `kubekit: preloaded ${first + done} pods (${(done / s).toFixed(0)} pods/s, ${cpuPerPod.toFixed(2)} ms of server CPU per pod in this phase)`,
+      );
+    }
+  }
+  return { cpuMs: (await cpuOf(host)) - cpu0, wallMs: performance.now() - start };
+}
+
+/** Walks the whole list page by page, repeatedly, until at least `minPages` pages are measured. */
+async function pagingSmall(ph: Phase): Promise<PagingFigures> {
+  const { p, pools, ctx, host } = ph;
+  const walk = (): Promise<{ pageCount: number; items: number }> =>
+    withTimeout(
+      readPages(pools.reads, PODS_URL, p.pageLimit, { pages: 100_000, signal: ctx.signal }),
+      LIST_TIMEOUT_MS,
+      "paginated list",
+      ctx.signal,
+    );
+  await walk();
+  let pages = 0;
+  let cpuMs = 0;
+  let wallMs = 0;
+  while (pages < p.minPagesSmall) {
+    const m = await measured(host, walk);
+    if (m.result.items !== p.small) {
+      throw new Error(`paginated list returned ${m.result.items} pods, expected ${p.small}`);
+    }
+    pages += m.result.pageCount;
+    cpuMs += m.cpuMs;
+    wallMs += m.wallMs;
+  }
+  return { pages, cpuMs, wallMs, segments: { whole: pages } };
+}
+
+/**
+ * The continue token `token` with its start key replaced by `key`: kube's token is base64url
+ * JSON `{"v","rv","start"}` (storage/etcd3: continue.go). Undefined when `token` has another shape.
+ */
+function tokenStartingAt(token: string, key: string): string | undefined {
+  try {
+    const json = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
+    if (typeof json !== "object" || json === null || !("start" in json)) return undefined;
+    return Buffer.from(JSON.stringify({ ...json, start: key })).toString("base64url");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pages at the full store: from the start, and from the middle of the key space when possible. */
+async function pagingLarge(ph: Phase): Promise<PagingFigures & { firstToken: string }> {
+  const { p, pools, ctx, host } = ph;
+  const read = (pages: number, startToken?: string) =>
+    withTimeout(
+      readPages(pools.reads, PODS_URL, p.pageLimit, {
+        pages,
+        signal: ctx.signal,
+        ...(startToken !== undefined ? { startToken } : {}),
+      }),
+      LIST_TIMEOUT_MS,
+      "paginated list",
+      ctx.signal,
+    );
+  const warm = await read(5);
+  const fromStart = await measured(host, () => read(p.pagesLarge));
+  const firstToken = warm.tokens[0] ?? "";
+  // "After the key NAMESPACE" (kube's tokens end the start key with NUL): the middle namespace's pods.
+  const middleKey = `${p.namespaces[p.namespaces.length >> 1] ?? ""}\u0000`;
+  const middleToken = tokenStartingAt(firstToken, middleKey);
+  let fromMiddle: (CpuWall & { result: { pageCount: number } }) | undefined;
+  if (middleToken === undefined) {
+    ctx.log("kubekit: the continue token is not kube's JSON shape; paging from the start only");
+  } else {
+    fromMiddle = await measured(host, () => read(p.pagesLarge, middleToken));
+  }
+  const pages = fromStart.result.pageCount + (fromMiddle?.result.pageCount ?? 0);
+  return {
+    pages,
+    cpuMs: fromStart.cpuMs + (fromMiddle?.cpuMs ?? 0),
+    wallMs: fromStart.wallMs + (fromMiddle?.wallMs ?? 0),
+    segments: {
+      fromStart: fromStart.result.pageCount,
+      fromMiddle: fromMiddle?.result.pageCount ?? 0,
+      fromStartCpuMs: fromStart.cpuMs,
+      fromMiddleCpuMs: fromMiddle?.cpuMs ?? null,
+    },
+    firstToken,
+  };
+}
+
+/** Pages read from a continue token issued before writes (a list at an older revision). */
+async function pagingAtOlderRevision(
+  ph: Phase,
+  token: string,
+): Promise<PagingFigures | { error: string }> {
+  const { p, pools, ctx, host } = ph;
+  try {
+    const m = await measured(host, () =>
+      withTimeout(
+        readPages(pools.reads, PODS_URL, p.pageLimit, {
+          pages: 10,
+          startToken: token,
+          signal: ctx.signal,
+        }),
+        LIST_TIMEOUT_MS,
+        "paginated list at an older revision",
+        ctx.signal,
+      ),
+    );
+    return { pages: m.result.pageCount, cpuMs: m.cpuMs, wallMs: m.wallMs, segments: {} };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    ctx.log(`kubekit: paging at an older revision failed: ${error.slice(0, 300)}`);
+    return { error };
+  }
+}
+
+/** Streams the full list `runs` times after one recorded (unmeasured) run; checks every pod is there. */
+async function fullLists(
+  ph: Phase,
+  expected: number,
+  runs: number,
+  recordTo?: string,
+): Promise<Array<ListStreamed & { cpuMs: number }>> {
+  const { pools, ctx, host } = ph;
+  const out: Array<ListStreamed & { cpuMs: number }> = [];
+  for (let i = -1; i < runs; i++) {
+    const m = await measured(host, () =>
+      withTimeout(
+        streamList(pools.reads, PODS_URL, {
+          marker: STORED_POD_MARKER,
+          signal: ctx.signal,
+          ...(i < 0 && recordTo !== undefined ? { recordTo } : {}),
+        }),
         LIST_TIMEOUT_MS,
         "full list",
-        signal,
-      );
-      if (read.list.items.length !== p.pods) {
-        throw new Error(`full list returned ${read.list.items.length} pods, expected ${p.pods}`);
-      }
-      if (i >= p.listWarmups) {
-        collectGarbage();
-        const start = performance.now();
-        JSON.stringify(read.list);
-        stringifyMs.push(performance.now() - start);
-      }
-      listBytes = read.body.length;
-      if (i === p.listWarmups + p.listRuns - 1) await writeFile(listFile, read.body);
-      return timingsOf(read);
-    });
-
-    ctx.log(
-      `kubekit: paginated list (limit ${p.pageLimit}), ${p.listWarmups} warm-up + ${p.listRuns} runs`,
-    );
-    const pageRoutes: Array<{ url: string; file: string }> = [];
-    let pages = 0;
-    const paginatedMs = await repeat(p.listWarmups, p.listRuns, async (i) => {
-      const last = i === p.listWarmups + p.listRuns - 1;
-      collectGarbage();
-      const read = await withTimeout(
-        readPaginated(pools.reads, FULL_LIST_URL, p.pageLimit, { keepPages: last, signal }),
-        LIST_TIMEOUT_MS,
-        "paginated list",
-        signal,
-      );
-      if (read.items !== p.pods) {
-        throw new Error(`paginated list returned ${read.items} pods, expected ${p.pods}`);
-      }
-      pages = read.pageCount;
-      for (const [n, page] of read.pages.entries()) {
-        const file = join(dir, `page-${n}.json`);
-        await writeFile(file, page.body);
-        pageRoutes.push({ url: page.url, file });
-      }
-      return read.totalMs;
-    });
-
-    ctx.log(
-      `kubekit: ${p.changes} changes (PATCH, ${p.writeConcurrency} in flight) with no watcher open`,
-    );
-    const quiet = await withTimeout(
-      loadWrites(
-        pools.writes,
-        p.changes,
-        p.writeConcurrency,
-        (i) => changeRequest(p, (p.changes + i) % p.pods, `quiet-${i}`),
-        signal,
+        ctx.signal,
       ),
-      LOAD_TIMEOUT_MS,
-      "changes without watchers",
-      signal,
     );
-
-    const resourceVersion =
-      (await readList(pools.reads, `${FULL_LIST_URL}?limit=1`, signal)).list.metadata
-        ?.resourceVersion ?? "";
+    const read = m.result;
+    if (read.markers !== expected || !/\]\s*\}\s*$/.test(read.tail)) {
+      throw new Error(
+        `full list: ${read.markers} pods of ${expected} in ${read.bytes} bytes, ending ${JSON.stringify(read.tail)}`,
+      );
+    }
     ctx.log(
-      `kubekit: ${p.watchers} watchers from resourceVersion ${resourceVersion}, ${p.changes} changes (PATCH, ${p.writeConcurrency} in flight)`,
+      `${i < 0 ? "warm-up" : `run ${i + 1}`}: ${(read.bytes / 1e6).toFixed(0)} MB in ${read.bodyMs.toFixed(0)} ms, server CPU ${m.cpuMs.toFixed(0)} ms`,
     );
-    await openWatchers(pools.watches, watchUrl(resourceVersion), p.watchers, counters, true);
-    const start = performance.now();
-    const [patched, arrived] = await withTimeout(
-      Promise.all([
-        loadWrites(
-          pools.writes,
-          p.changes,
-          p.writeConcurrency,
-          (i) => changeRequest(p, i, `watched-${i}`),
-          signal,
-        ),
-        lastArrival(counters, p.changes),
-      ]),
-      WATCH_TIMEOUT_MS,
-      "watch fan-out",
-      signal,
-    );
-    const watchFrames = counters.map((c) => c.frames);
-    const framesFile = join(dir, "frames.ndjson");
-    const recorded = (counters[0] as FrameCounter).recorded();
-    verifyFrames(recorded, p.changes);
-    await writeFile(framesFile, recorded);
+    if (i >= 0) out.push({ ...read, cpuMs: m.cpuMs });
+  }
+  return out;
+}
 
+/** Opens `count` watches of `url` (the first recording its bytes when `recordFirst`). */
+async function openWatchers(
+  pool: Pool,
+  url: string,
+  count: number,
+  into: FrameCounter[],
+  recordFirst: boolean,
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    into.push(await FrameCounter.open(pool, url, { record: recordFirst && i === 0 }));
+  }
+}
+
+/** Resolves to the instant the last counter got `target` frames. */
+async function lastArrival(counters: readonly FrameCounter[], target: number): Promise<number> {
+  return Math.max(...(await Promise.all(counters.map((c) => c.waitFor(target, WATCH_TIMEOUT_MS)))));
+}
+
+/** The lines of `bytes` after the first `skip`, checked to be `expected` MODIFIED frames. */
+function measuredFrames(bytes: Buffer, skip: number, expected: number): string {
+  const lines = bytes.toString("utf8").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  if (lines.length !== skip + expected) {
+    throw new Error(`watch sent ${lines.length} events, expected ${skip + expected}`);
+  }
+  for (const line of lines) {
+    const type = (JSON.parse(line) as { type?: unknown }).type;
+    if (type !== "MODIFIED") throw new Error(`watch sent a ${String(type)} event`);
+  }
+  return `${lines.slice(skip).join("\n")}\n`;
+}
+
+/** PATCHes of stored pods `first …` (`warm` unmeasured, then `p.changes`), with `tag` values. */
+function patchChanges(ph: Phase, first: number, count: number, tag: string): Promise<unknown> {
+  const { p, pools, ctx } = ph;
+  return withTimeout(
+    loadWrites(
+      pools.writes,
+      count,
+      p.writeConcurrency,
+      (i) => changeRequest(p, (first + i) % p.stored, `${tag}-${i}`),
+      ctx.signal,
+    ),
+    WATCH_TIMEOUT_MS,
+    `changes (${tag})`,
+    ctx.signal,
+  );
+}
+
+/** PATCHes of pods `first …` (`p.warmChanges` unmeasured, then `p.changes`) with `p.watchers` watching every pod. */
+async function watchedChanges(
+  ph: Phase,
+  first: number,
+): Promise<Omit<KubekitFigures["watch"], "quiet" | "quietRounds">> {
+  const { p, pools, ctx, host } = ph;
+  const n = p.warmChanges + p.changes;
+  const rv =
+    (await readList(pools.reads, `${PODS_URL}?limit=1`, ctx.signal)).list.metadata
+      ?.resourceVersion ?? "";
+  ctx.log(`kubekit: ${p.watchers} watchers from resourceVersion ${rv}, ${n} changes`);
+  const counters: FrameCounter[] = [];
+  try {
+    const url = `${PODS_URL}?watch=true&resourceVersion=${rv}`;
+    await openWatchers(pools.watches, url, p.watchers, counters, true);
+    await Promise.all([
+      patchChanges(ph, first, p.warmChanges, "watched-warm"),
+      lastArrival(counters, p.warmChanges),
+    ]);
+    const start = performance.now();
+    const watched = await measured(host, async () => {
+      const [patched, arrived] = await Promise.all([
+        measured(host, () => patchChanges(ph, first + p.warmChanges, p.changes, "watched")),
+        lastArrival(counters, n),
+      ]);
+      return { patchWallMs: patched.wallMs, arrivedMs: arrived - start };
+    });
+    const frames = measuredFrames(
+      (counters[0] as FrameCounter).recorded(),
+      p.warmChanges,
+      p.changes,
+    );
+    const framesFile = join(ph.dir, "frames.ndjson");
+    await writeFile(framesFile, frames);
     return {
-      createMs: create.ms,
-      statusMs: status.ms,
-      heapEmpty,
-      heapLoaded,
-      fullList,
-      listBytes,
-      stringifyMs,
-      paginatedMs,
-      pages,
-      quietPatchMs: quiet.ms,
-      patchMs: patched.ms,
-      watchMs: arrived - start,
-      watchFrames,
-      resourceVersion,
-      listFile,
-      pageRoutes,
+      url,
+      watched: { cpuMs: watched.cpuMs, wallMs: watched.result.arrivedMs },
+      watchedPatchWallMs: watched.result.patchWallMs,
       framesFile,
+      frameBytes: Buffer.byteLength(frames) / p.changes,
     };
   } finally {
     for (const c of counters) c.close();
+  }
+}
+
+/**
+ * The same number of PATCHes with no watcher open before and after those with `p.watchers`
+ * watching every pod: the quiet figure is the mean of both rounds, so that drift of the
+ * PATCHes' own cost during the run does not show as watch cost.
+ */
+async function watchFanOut(ph: Phase): Promise<KubekitFigures["watch"]> {
+  const { p, host } = ph;
+  const n = p.warmChanges + p.changes;
+  await patchChanges(ph, 0, p.warmChanges, "quiet-warm");
+  const before = await measured(host, () => patchChanges(ph, p.warmChanges, p.changes, "quiet"));
+  const watched = await watchedChanges(ph, n);
+  // Let the server see the watchers' connections close before the second quiet round.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const after = await measured(host, () => patchChanges(ph, 2 * n, p.changes, "quiet-after"));
+  const rounds = [before, after].map(({ cpuMs, wallMs }) => ({ cpuMs, wallMs }));
+  return {
+    ...watched,
+    quiet: { cpuMs: (before.cpuMs + after.cpuMs) / 2, wallMs: (before.wallMs + after.wallMs) / 2 },
+    quietRounds: rounds,
+  };
+}
+
+async function withPhase<T>(
+  ctx: BenchmarkContext,
+  p: ServerParameters,
+  dir: string,
+  server: "kubekit" | "bare",
+  run: (ph: Phase) => Promise<T>,
+): Promise<T> {
+  const host = await HostProcess.start(server, { heapLimitMiB: p.heapLimitMiB });
+  const pools = poolsFor(host.url, p);
+  try {
+    return await run({ ctx, p, host, pools, dir });
+  } finally {
     await pools.close();
     await host.stop();
   }
 }
 
-/** What the baseline phase measured. */
-interface BareFigures {
-  readonly createMs: number;
-  readonly statusMs: number;
-  readonly fullList: readonly ListTimings[];
-  readonly paginatedMs: readonly number[];
-  readonly watchMs: number;
-  readonly watchFrames: readonly number[];
-  readonly heapBefore: HeapStats;
-  readonly heapHeld: HeapStats;
+/** Creates from empty, the small store, the full store, then reads and watches at the full store. */
+async function measureKubekit(ph: Phase): Promise<KubekitFigures> {
+  const { ctx, p, host, pools } = ph;
+  const heapEmpty = await host.heap();
+  for (const name of p.namespaces) await sendWrite(pools.writes, namespaceCreateRequest(name));
+  // Index ranges: preload [0, stored - early); early creates [stored - early, stored); late creates [stored, …).
+  const early = p.warmCreates + p.creates;
+  ctx.log(`kubekit: ${p.warmCreates} warm-up + ${p.creates} creates (POST) into an empty store`);
+  const createEmpty = await measureCreates(ph, p.stored - early, p.warmCreates, p.creates);
+  ctx.log(`kubekit: preloading to ${p.small} pods (loadObjects)`);
+  const preloadSmall = await preload(ph, 0, p.small - early);
+  const heapSmall = await host.heap();
+  ctx.log(`kubekit: paged list (limit ${p.pageLimit}) at ${p.small} stored`);
+  const pagedSmall = await pagingSmall(ph);
+  const smallListFile = join(ph.dir, "small-list.json");
+  await writeFile(smallListFile, (await readList(pools.reads, PODS_URL, ctx.signal)).body);
+
+  ctx.log(`kubekit: preloading to ${p.stored} pods (loadObjects, ${p.loadChunk} per request)`);
+  const preloadLarge = await preload(ph, p.small - early, p.stored - p.small);
+  const heapFull = await host.heap();
+  ctx.log(`kubekit: heap ${describeHeap(heapEmpty, heapFull, p.stored)}`);
+  ctx.log(`kubekit: ${p.creates} creates (POST) at ${p.stored} stored`);
+  const createFull = await measureCreates(ph, p.stored, 100, p.creates);
+  const listed = p.stored + 100 + p.creates;
+  ctx.log(`kubekit: paged list at ${listed} stored`);
+  const pagedLarge = await pagingLarge(ph);
+  ctx.log(`kubekit: full list of ${listed} pods, 1 recorded + ${p.listRuns} runs`);
+  const fullListFile = join(ph.dir, "full-list.json");
+  const fullList = await fullLists(ph, listed, p.listRuns, fullListFile);
+  ctx.log(`kubekit: watch fan-out (${p.watchers} watchers × ${p.changes} changes)`);
+  const watch = await watchFanOut(ph);
+  ctx.log("kubekit: paged list from a continue token issued before the changes");
+  const pagedOlder = await pagingAtOlderRevision(ph, pagedLarge.firstToken);
+  return {
+    heapEmpty,
+    heapSmall,
+    heapFull,
+    preloadSmall,
+    preloadLarge,
+    createEmpty,
+    createFull,
+    pagedSmall,
+    pagedLarge,
+    pagedOlder,
+    listed,
+    fullList,
+    fullListFile,
+    smallListFile,
+    watch,
+  };
 }
 
-async function measureBare(
-  ctx: BenchmarkContext,
-  p: Parameters,
-  k: KubekitFigures,
-): Promise<BareFigures> {
-  const { signal } = ctx;
-  ctx.log("baseline: starting the bare node:http server process");
-  const host = await HostProcess.start("bare");
-  const pools = poolsFor(host.url, p);
+function describeHeap(empty: HeapStats, full: HeapStats, pods: number): string {
+  const used = (full.heapUsed - empty.heapUsed) / pods;
+  const buffers = (full.arrayBuffers - empty.arrayBuffers) / pods;
+  return `${used.toFixed(0)} B/pod heapUsed + ${buffers.toFixed(0)} B/pod arrayBuffers (rss ${(full.rss / 2 ** 20).toFixed(0)} MiB)`;
+}
+
+/** The bare server: the same creates echoed, the same list bytes and frames, the parsed heap. */
+async function measureBare(ph: Phase, k: KubekitFigures): Promise<BareFigures> {
+  const { ctx, p, host, pools } = ph;
+  ctx.log(`baseline: echoing ${p.creates} creates`);
+  const createEcho = await measureCreates(ph, p.stored, 100, p.creates);
+  ctx.log("baseline: loading the full list's bytes into memory");
+  const bytes = await host.count(
+    { type: "serve-stream", url: PODS_URL, file: k.fullListFile },
+    LIST_TIMEOUT_MS,
+  );
+  await rm(k.fullListFile, { force: true });
+  ctx.log(`baseline: streaming ${(bytes / 1e6).toFixed(0)} MB, 1 warm-up + ${p.listRuns} runs`);
+  const fullList = await fullLists(ph, k.listed, p.listRuns);
+
+  const frames = await host.count({
+    type: "serve-frames",
+    url: k.watch.url,
+    file: k.watch.framesFile,
+  });
+  if (frames !== p.changes) throw new Error(`baseline loaded ${frames} frames of ${p.changes}`);
+  ctx.log(`baseline: streaming the same ${frames} frames to ${p.watchers} clients`);
   const counters: FrameCounter[] = [];
+  let stream: CpuWall;
   try {
-    ctx.log(`baseline: echoing the same ${p.pods} creates and ${p.pods} status patches`);
-    const create = await withTimeout(
-      loadWrites(
-        pools.writes,
-        p.pods,
-        p.writeConcurrency,
-        (i) => podCreateRequest(i, p.namespaces),
-        signal,
-      ),
-      LOAD_TIMEOUT_MS,
-      "echoing creates",
-      signal,
-    );
-    const status = await withTimeout(
-      loadWrites(
-        pools.writes,
-        p.pods,
-        p.writeConcurrency,
-        (i) => podStatusRequest(i, p.namespaces),
-        signal,
-      ),
-      LOAD_TIMEOUT_MS,
-      "echoing status patches",
-      signal,
-    );
-
-    await host.count({
-      type: "serve-bodies",
-      routes: [{ url: FULL_LIST_URL, file: k.listFile }, ...k.pageRoutes],
-    });
-    ctx.log("baseline: full list and paginated list from the same bytes");
-    const fullList = await repeat(p.listWarmups, p.listRuns, async () => {
-      collectGarbage();
-      const read = await withTimeout(
-        readList(pools.reads, FULL_LIST_URL, signal),
-        LIST_TIMEOUT_MS,
-        "baseline full list",
-        signal,
-      );
-      if (read.list.items.length !== p.pods) {
-        throw new Error(`baseline full list has ${read.list.items.length} pods`);
-      }
-      return timingsOf(read);
-    });
-    const paginatedMs = await repeat(p.listWarmups, p.listRuns, async () => {
-      collectGarbage();
-      const read = await withTimeout(
-        readPaginated(pools.reads, FULL_LIST_URL, p.pageLimit, { keepPages: false, signal }),
-        LIST_TIMEOUT_MS,
-        "baseline paginated list",
-        signal,
-      );
-      if (read.items !== p.pods) throw new Error(`baseline paginated list has ${read.items} pods`);
-      return read.totalMs;
-    });
-
-    const url = watchUrl(k.resourceVersion);
-    const frames = await host.count({ type: "serve-frames", url, file: k.framesFile });
-    if (frames !== p.changes) {
-      throw new Error(`baseline loaded ${frames} frames, expected ${p.changes}`);
-    }
-    ctx.log(`baseline: streaming the same ${frames} frames to ${p.watchers} clients`);
-    await openWatchers(pools.watches, url, p.watchers, counters, false);
+    await openWatchers(pools.watches, k.watch.url, p.watchers, counters, false);
     const start = performance.now();
-    const [, arrived] = await withTimeout(
+    const m = await measured(host, () =>
       Promise.all([
         sendWrite(pools.writes, {
           method: "POST",
@@ -448,159 +583,116 @@ async function measureBare(
         }),
         lastArrival(counters, p.changes),
       ]),
-      WATCH_TIMEOUT_MS,
-      "baseline streaming",
-      signal,
     );
-    const watchFrames = counters.map((c) => c.frames);
-    for (const c of counters) c.close();
-
-    ctx.log("baseline: heap of the same pods held as parsed objects");
-    const heapBefore = await host.heap();
-    await host.count({ type: "hold-list", file: k.listFile });
-    const heapHeld = await host.heap();
-    return {
-      createMs: create.ms,
-      statusMs: status.ms,
-      fullList,
-      paginatedMs,
-      watchMs: arrived - start,
-      watchFrames,
-      heapBefore,
-      heapHeld,
-    };
+    stream = { cpuMs: m.cpuMs, wallMs: m.result[1] - start };
   } finally {
     for (const c of counters) c.close();
-    await pools.close();
-    await host.stop();
+  }
+  ctx.log(`baseline: heap of the ${p.small}-pod list held as parsed objects`);
+  const heapBefore = await host.heap();
+  const held = await host.count({ type: "hold-list", file: k.smallListFile });
+  const heapHeld = await host.heap();
+  return { createEcho, fullList, stream, heapBefore, heapHeld, held };
+}
+
+function machine(): JsonObject {
+  return { loadavg: loadavg() };
+}
+
+/** The commit measured and the server files changed from it (the working tree is measured as it is). */
+function sourceState(): JsonObject {
+  const git = (args: string[]): string =>
+    execFileSync("git", args, {
+      cwd: fileURLToPath(new URL("../", import.meta.url)),
+      encoding: "utf8",
+    }).trimEnd();
+  try {
+    return {
+      commit: git(["rev-parse", "HEAD"]),
+      apiserverChanges: git(["status", "--porcelain", "--", "packages/apiserver"])
+        .split("\n")
+        .filter((line) => line !== ""),
+    };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
   }
 }
 
-function resultRows(p: Parameters, k: KubekitFigures, b: BareFigures): ResultRow[] {
-  const echo = "bare node:http echo, same bodies";
-  const sameBytes = "bare node:http, same bytes pre-serialized";
-  const kFull = median(k.fullList.map((t) => t.totalMs));
-  const kHeap = k.heapLoaded.heapUsed - k.heapEmpty.heapUsed;
-  const bHeap = b.heapHeld.heapUsed - b.heapBefore.heapUsed;
-  const events = p.watchers * p.changes;
-  return [
-    compareDurations(
-      `create ${p.pods} pods (POST, ${p.writeConcurrency} in flight)`,
-      k.createMs,
-      { name: echo, ms: b.createMs },
-      { count: p.pods, unit: "creates/s" },
-    ),
-    compareDurations(
-      `status of ${p.pods} pods (PATCH pods/status, strategic)`,
-      k.statusMs,
-      { name: echo, ms: b.statusMs },
-      { count: p.pods, unit: "patches/s" },
-    ),
-    {
-      scenario: `server heap after loading ${p.pods} pods (Δ from empty)`,
-      kubekit: { value: kHeap / MiB, unit: "MiB" },
-      baseline: { name: "the same pods parsed, held in a Map", value: bHeap / MiB },
-      ratio: kHeap / bHeap,
-      throughput: { value: kHeap / p.pods, unit: "B/pod" },
-      baselineThroughput: { value: bHeap / p.pods, unit: "B/pod" },
-    },
-    compareDurations(
-      `full list (${p.pods} pods, read + JSON.parse)`,
-      kFull,
-      { name: sameBytes, ms: median(b.fullList.map((t) => t.totalMs)) },
-      { count: p.pods, unit: "objects/s" },
-    ),
-    compareDurations(
-      `full list: body received (before JSON.parse)`,
-      median(k.fullList.map((t) => t.bodyMs)),
-      { name: sameBytes, ms: median(b.fullList.map((t) => t.bodyMs)) },
-      { count: p.pods, unit: "objects/s" },
-    ),
-    compareDurations(
-      `full list: server time to first byte`,
-      median(k.fullList.map((t) => t.headersMs)),
-      { name: `JSON.stringify of the same ${p.pods} objects`, ms: median(k.stringifyMs) },
-      { count: p.pods, unit: "objects/s" },
-    ),
-    compareDurations(
-      `paginated list (limit ${p.pageLimit}, ${k.pages} pages, read + JSON.parse)`,
-      median(k.paginatedMs),
-      { name: sameBytes, ms: median(b.paginatedMs) },
-      { count: p.pods, unit: "objects/s" },
-    ),
-    compareDurations(
-      `${p.watchers} watchers × ${p.changes} MODIFIED (from the first PATCH to the last frame)`,
-      k.watchMs,
-      { name: `bare node:http streaming the same frames to ${p.watchers} clients`, ms: b.watchMs },
-      { count: events, unit: "events/s" },
-    ),
-    compareDurations(
-      `${p.changes} PATCH (merge) with ${p.watchers} watchers open`,
-      k.patchMs,
-      { name: `kubekit, ${p.changes} such PATCH with no watcher open`, ms: k.quietPatchMs },
-      { count: p.changes, unit: "patches/s" },
-    ),
-  ];
-}
-
-function heapJson(heap: HeapStats): JsonObject {
-  return { ...heap };
-}
-
-function timingsJson(samples: readonly ListTimings[]): JsonObject[] {
-  return samples.map((t) => ({ ...t }));
-}
-
-function resultDetails(p: Parameters, k: KubekitFigures, b: BareFigures): JsonObject {
-  return {
-    parameters: { ...p, namespaces: [...p.namespaces] },
-    listBodyBytes: k.listBytes,
-    listBodyBytesPerPod: k.listBytes / p.pods,
-    kubekit: {
-      createMs: k.createMs,
-      statusMs: k.statusMs,
-      heapEmpty: heapJson(k.heapEmpty),
-      heapLoaded: heapJson(k.heapLoaded),
-      fullList: timingsJson(k.fullList),
-      stringifyMs: [...k.stringifyMs],
-      paginatedMs: [...k.paginatedMs],
-      pages: k.pages,
-      quietPatchMs: k.quietPatchMs,
-      patchMs: k.patchMs,
-      watchMs: k.watchMs,
-      lagAfterLastPatchMs: k.watchMs - k.patchMs,
-      watchFramesPerWatcher: [...k.watchFrames],
-    },
-    baseline: {
-      createMs: b.createMs,
-      statusMs: b.statusMs,
-      fullList: timingsJson(b.fullList),
-      paginatedMs: [...b.paginatedMs],
-      watchMs: b.watchMs,
-      watchFramesPerWatcher: [...b.watchFrames],
-      heapBefore: heapJson(b.heapBefore),
-      heapHeld: heapJson(b.heapHeld),
-    },
-  };
+async function procLoadavg(): Promise<string> {
+  return (await readFile("/proc/loadavg", "utf8").catch(() => "")).trim();
 }
 
 async function runServerBenchmark(ctx: BenchmarkContext): Promise<BenchmarkResult> {
   const p = parameters();
+  const loadAtStart = await procLoadavg();
+  ctx.log(`machine load at start: ${loadAtStart}`);
   const dir = await mkdtemp(join(tmpdir(), "kubekit-bench-server-"));
   try {
-    const k = await measureKubekit(ctx, p, dir);
-    const b = await measureBare(ctx, p, k);
-    return { rows: resultRows(p, k, b), details: resultDetails(p, k, b) };
+    const k = await withPhase(ctx, p, dir, "kubekit", measureKubekit);
+    const b = await withPhase(ctx, p, dir, "bare", (ph) => measureBare(ph, k));
+    const loadAtEnd = await procLoadavg();
+    ctx.log(`machine load at end: ${loadAtEnd}`);
+    const targets = serverTargets(p, k, b);
+    ctx.log(`targets: ${JSON.stringify(targets)}`);
+    return {
+      rows: serverResultRows(p, k, b),
+      details: {
+        parameters: { ...p, namespaces: [...p.namespaces] },
+        machine: { ...machine(), procLoadavgAtStart: loadAtStart, procLoadavgAtEnd: loadAtEnd },
+        targets,
+        source: sourceState(),
+        kubekit: kubekitDetails(k),
+        baseline: {
+          createEcho: { ...b.createEcho },
+          fullList: b.fullList.map((r) => ({ ...r })),
+          stream: { ...b.stream },
+          heapBefore: { ...b.heapBefore },
+          heapHeld: { ...b.heapHeld },
+          held: b.held,
+        },
+      },
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function kubekitDetails(k: KubekitFigures): JsonObject {
+  return {
+    heapEmpty: { ...k.heapEmpty },
+    heapSmall: { ...k.heapSmall },
+    heapFull: { ...k.heapFull },
+    preloadSmall: { ...k.preloadSmall },
+    preloadLarge: { ...k.preloadLarge },
+    createEmpty: { ...k.createEmpty },
+    createFull: { ...k.createFull },
+    pagedSmall: { ...k.pagedSmall, segments: { ...k.pagedSmall.segments } },
+    pagedLarge: {
+      pages: k.pagedLarge.pages,
+      cpuMs: k.pagedLarge.cpuMs,
+      wallMs: k.pagedLarge.wallMs,
+      segments: { ...k.pagedLarge.segments },
+    },
+    pagedOlder:
+      "error" in k.pagedOlder ? { error: k.pagedOlder.error } : { ...k.pagedOlder, segments: {} },
+    listed: k.listed,
+    fullList: k.fullList.map((r) => ({ ...r })),
+    fullListMedianBodyMs: median(k.fullList.map((r) => r.bodyMs)),
+    watch: {
+      quiet: { ...k.watch.quiet },
+      quietRounds: k.watch.quietRounds.map((r) => ({ ...r })),
+      watched: { ...k.watch.watched },
+      watchedPatchWallMs: k.watch.watchedPatchWallMs,
+      frameBytes: k.watch.frameBytes,
+    },
+  };
 }
 
 /** The server benchmark (`npm run bench server`). */
 export const benchmark: Benchmark = {
   name: "server",
   description:
-    "Embedded API server: 50k pods loaded over HTTP, a full list, a paginated list (limit 500) and 10 watchers × 10k MODIFIED events, each against a bare node:http / JSON.stringify baseline",
-  timeoutMs: 20 * 60_000,
+    "Embedded API server at 1M stored pods of 5.2 KB (KUBEKIT_BENCH_SCALE scales it): memory per pod, a full list against a bare server's bytes, paged lists and creates against a small store, and 100 watchers",
+  timeoutMs: 60 * 60_000,
   run: runServerBenchmark,
 };

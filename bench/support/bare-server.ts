@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -10,6 +11,9 @@ import { STREAM_TRIGGER_PATH } from "./host-protocol.js";
  *
  * - POST/PUT/PATCH: reads the request body and answers it back (201 for POST, 200 otherwise).
  * - GET of a registered URL: answers bytes loaded beforehand (pre-serialized lists).
+ * - GET of the streamed URL: writes bytes held in memory in chunks (a body too large for
+ *   one Buffer), chunked, waiting for `drain` under backpressure — the floor of writing a
+ *   list's bytes to a socket.
  * - GET of the frames URL: holds a chunked stream open; a POST to {@link STREAM_TRIGGER_PATH}
  *   writes the loaded frames to every held stream, one `write` per frame, waiting for
  *   `drain` under backpressure.
@@ -21,6 +25,7 @@ export class BareServer {
   private readonly sockets = new Set<Socket>();
   private readonly streams = new Set<ServerResponse>();
   private frames: { url: string; frames: Buffer[] } | undefined;
+  private large: { url: string; chunks: Buffer[] } | undefined;
   /** Items of {@link holdList}, kept reachable only so that the heap includes them. */
   private held: Map<string, unknown> | undefined;
   private server: Server | undefined;
@@ -48,6 +53,21 @@ export class BareServer {
   async serveBodies(routes: ReadonlyArray<{ url: string; file: string }>): Promise<number> {
     for (const { url, file } of routes) this.bodies.set(url, await readFile(file));
     return this.bodies.size;
+  }
+
+  /**
+   * Reads `file` into memory in chunks of {@link STREAM_CHUNK_BYTES}, answered to GET `url`
+   * in that order; returns the number of bytes.
+   */
+  async serveStream(url: string, file: string): Promise<number> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of createReadStream(file, { highWaterMark: STREAM_CHUNK_BYTES })) {
+      chunks.push(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    this.large = { url, chunks };
+    return bytes;
   }
 
   /** Loads newline-terminated frames streamed on GET `url`; returns the number of frames. */
@@ -80,6 +100,7 @@ export class BareServer {
     const server = this.server;
     this.server = undefined;
     this.held = undefined;
+    this.large = undefined;
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
@@ -109,6 +130,10 @@ export class BareServer {
       res.on("close", () => this.streams.delete(res));
       return;
     }
+    if (req.method === "GET" && this.large && url === this.large.url) {
+      void writeChunks(res, this.large.chunks);
+      return;
+    }
     const body = req.method === "GET" ? this.bodies.get(url) : undefined;
     if (body) answer(res, 200, body);
     else
@@ -127,6 +152,19 @@ export class BareServer {
       if (!res.write(frame)) await drainedOrClosed(res);
     }
   }
+}
+
+/** The size of the chunks {@link BareServer.serveStream} holds and writes (16 MiB). */
+const STREAM_CHUNK_BYTES = 16 * 1024 * 1024;
+
+/** Answers `chunks` as one chunked JSON response, each written when the socket takes more. */
+async function writeChunks(res: ServerResponse, chunks: readonly Buffer[]): Promise<void> {
+  res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+  for (const chunk of chunks) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) await drainedOrClosed(res);
+  }
+  res.end();
 }
 
 /** Answers `body` as a complete JSON response with status `code`. */

@@ -1,15 +1,25 @@
 /**
- * The part of `@kubernetes/client-node` 1.4 the informer benchmark uses, typed structurally,
- * and its loader. The package is a dependency of `bench/package.json` only (`npm ci --prefix
+ * The part of `@kubernetes/client-node` (1.4 and 2.0) the informer benchmark uses, typed
+ * structurally, and its loader. The package is a dependency of `bench/package.json` only (`npm ci --prefix
  * bench`), so it is imported by a specifier TypeScript does not resolve: the root typecheck
  * (which includes bench/) passes without bench/node_modules, and these declarations stand in
  * for the package's own. They were checked against client-node 1.4.0's `.d.ts` files
  * (`KubeConfig.loadFromClusterAndUser`, `makeApiClient`, `CoreV1Api.listPodForAllNamespaces`,
- * `makeInformer`, `Informer.on/start/stop`, `ObjectCache.list`); see bench/README.md.
+ * `makeInformer`, `Informer.on/start/stop`, `ObjectCache.list`), and 2.0.1's declare the same
+ * shapes; see bench/README.md.
  */
 
-/** The package, as the benchmark names it. */
-const CLIENT_NODE: string = "@kubernetes/client-node";
+/**
+ * The two releases, as bench/package.json names them: 1.4.0, the newest that runs on Node
+ * 20, and 2.0.1 (an npm alias), which needs Node >= 22.19.
+ */
+const CLIENT_NODE: Readonly<Record<ClientNodeRelease, string>> = {
+  "1.4": "@kubernetes/client-node",
+  "2.0": "client-node-2",
+};
+
+/** Which release of client-node. */
+export type ClientNodeRelease = "1.4" | "2.0";
 
 /** An object as client-node hands it out (only what the benchmark reads). */
 export interface ClientNodeObject {
@@ -61,16 +71,18 @@ export interface ClientNodeModule {
 }
 
 /**
- * Imports `@kubernetes/client-node` (resolved from bench/node_modules).
+ * Imports `@kubernetes/client-node` of `release` (resolved from bench/node_modules).
  *
- * @throws {Error} saying to run `npm ci --prefix bench` when it is not installed.
+ * @throws {Error} saying to run `npm ci --prefix bench` when it is not installed (or, for
+ *   2.0, when it cannot load on this Node).
  */
-export async function loadClientNode(): Promise<ClientNodeModule> {
+export async function loadClientNode(release: ClientNodeRelease): Promise<ClientNodeModule> {
+  const specifier = CLIENT_NODE[release];
   try {
-    return (await import(CLIENT_NODE)) as ClientNodeModule;
+    return (await import(specifier)) as ClientNodeModule;
   } catch (err) {
     throw new Error(
-      `cannot load ${CLIENT_NODE}: run \`npm ci --prefix bench\` first (it is a dependency of bench/package.json only)`,
+      `cannot load ${specifier} (client-node ${release}) on Node ${process.version}: run \`npm ci --prefix bench\` first (it is a dependency of bench/package.json only; 2.0 needs Node >= 22.19)`,
       { cause: err },
     );
   }

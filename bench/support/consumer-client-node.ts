@@ -1,5 +1,6 @@
 /**
- * @kubernetes/client-node's consumer in the informer benchmark, used as its README shows:
+ * @kubernetes/client-node's consumer in the informer benchmark (1.4, or 2.0.1 for the task
+ * kind `client-node-2`), used as its README shows:
  * `makeInformer(kc, "/api/v1/pods", () => coreV1.listPodForAllNamespaces())` with a
  * KubeConfig pointing at the server, and callbacks that only count. Its list is one request
  * (no pagination) whose items its generated client deserializes into model objects; its
@@ -12,7 +13,7 @@ import { REPLAY_PODS_PATH } from "./replay-server.js";
 
 /** client-node's consumer of `task` (see the module comment). */
 export async function createConsumer(task: ConsumerTask): Promise<InformerConsumer> {
-  const k8s = await loadClientNode();
+  const k8s = await loadClientNode(task.kind === "client-node-2" ? "2.0" : "1.4");
   const kc = new k8s.KubeConfig();
   kc.loadFromClusterAndUser(
     // client-node refuses plain http unless skipTLSVerify is set.

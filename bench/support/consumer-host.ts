@@ -12,6 +12,7 @@
  * delay are measured over each of the two phases.
  */
 import { request as httpRequest } from "node:http";
+import { loadavg } from "node:os";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type {
   ConsumerKind,
@@ -24,12 +25,20 @@ import type { HeapStats } from "./host-protocol.js";
 import { REPLAY_STREAM_PATH } from "./replay-server.js";
 import { collectedHeap, withTimeout } from "./timing.js";
 
-/** Each consumer's module; only the one used is imported. */
-const MODULES: Readonly<Record<ConsumerKind, string>> = {
-  kubekit: "./consumer-kubekit.js",
-  "kubekit-controller": "./consumer-kubekit-controller.js",
-  "client-node": "./consumer-client-node.js",
-  floor: "./consumer-floor.js",
+/** Each consumer's module and the factory it exports; only the one used is imported. */
+const MODULES: Readonly<
+  Record<ConsumerKind, { readonly module: string; readonly create: string }>
+> = {
+  kubekit: { module: "./consumer-kubekit.js", create: "createConsumer" },
+  "kubekit-controller": { module: "./consumer-kubekit-controller.js", create: "createConsumer" },
+  "kubekit-lazy": { module: "./consumer-kubekit-lazy.js", create: "createConsumer" },
+  "kubekit-lazy-read": {
+    module: "./consumer-kubekit-lazy.js",
+    create: "createBodyReadingConsumer",
+  },
+  "client-node": { module: "./consumer-client-node.js", create: "createConsumer" },
+  "client-node-2": { module: "./consumer-client-node.js", create: "createConsumer" },
+  floor: { module: "./consumer-floor.js", create: "createConsumer" },
 };
 
 /** Limits of each phase inside the child (the parent has its own, longer one). */
@@ -125,18 +134,23 @@ async function measure(task: ConsumerTask, consumer: InformerConsumer): Promise<
     heapSynced,
     cached: consumer.cached(),
     ...(listBytes !== undefined ? { listBytes } : {}),
+    node: process.version,
+    loadAverage: loadavg()[0] ?? 0,
   };
 }
 
 async function main(): Promise<void> {
   const task = JSON.parse(process.argv[2] ?? "") as ConsumerTask;
-  const module = MODULES[task.kind];
-  if (module === undefined) throw new Error(`consumer host: unknown consumer ${task.kind}`);
+  const entry = MODULES[task.kind];
+  if (entry === undefined) throw new Error(`consumer host: unknown consumer ${task.kind}`);
   process.on("disconnect", () => process.exit(1));
-  const { createConsumer } = (await import(module)) as {
-    createConsumer: (task: ConsumerTask) => Promise<InformerConsumer>;
-  };
-  const consumer = await createConsumer(task);
+  const exports = (await import(entry.module)) as Record<
+    string,
+    ((task: ConsumerTask) => Promise<InformerConsumer>) | undefined
+  >;
+  const create = exports[entry.create];
+  if (create === undefined) throw new Error(`${entry.module} does not export ${entry.create}`);
+  const consumer = await create(task);
   try {
     const result = await measure(task, consumer);
     await send({ type: "result", result });

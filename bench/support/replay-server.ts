@@ -97,7 +97,7 @@ export class ReplayServer {
     if (!(spec.pods > 0 && spec.events >= 0)) throw new Error("replay: pods must be > 0");
     const start = performance.now();
     const pods = Array.from({ length: spec.pods }, (_, i) =>
-      makePod(i, { namespaces: spec.namespaces }),
+      makePod(i, { namespaces: spec.namespaces, size: spec.podSize ?? "small" }),
     );
     const listRv = FIRST_RV + spec.pods;
     this.items = pods.map((pod) => Buffer.from(JSON.stringify(pod)));

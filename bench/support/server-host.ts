@@ -6,6 +6,7 @@
  */
 import { BareServer } from "./bare-server.js";
 import { ReplayServer } from "./replay-server.js";
+import { storedPods } from "./stored-pods.js";
 import { collectedHeap } from "./timing.js";
 import type {
   HostEnvelope,
@@ -51,6 +52,12 @@ async function main(): Promise<void> {
       await stop();
       return { count: 0 };
     }
+    if (request.type === "load-pods") {
+      if (!kubekit) throw new Error("load-pods is served by the kubekit server only");
+      return {
+        count: kubekit.loadObjects(storedPods(request.first, request.count, request.namespaces)),
+      };
+    }
     if (request.type === "replay-load") {
       if (!replay) throw new Error("replay-load is served by the replay server only");
       return replay.load(request.spec);
@@ -61,6 +68,8 @@ async function main(): Promise<void> {
         return { count: await bare.holdList(request.file) };
       case "serve-bodies":
         return { count: await bare.serveBodies(request.routes) };
+      case "serve-stream":
+        return { count: await bare.serveStream(request.url, request.file) };
       case "serve-frames":
         return { count: await bare.serveFrames(request.url, request.file) };
     }

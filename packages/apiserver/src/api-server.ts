@@ -49,6 +49,7 @@ import { ValidatingAdmissionPolicyStatusController } from "./controllers/validat
 import { PodLogs } from "./containers/pod-logs.js";
 import { ResourceRegistry } from "./registry/registry.js";
 import { endpointsFor } from "./endpoints/resource-endpoints.js";
+import { loadObjects } from "./store/object-loader.js";
 import { ResourceOperations } from "./store/resource-operations.js";
 import type { ServerBehaviour } from "./server/server-behaviour.js";
 import type { ServerContext } from "./server/server-context.js";
@@ -384,6 +385,23 @@ export class ApiServer {
   /** The stored object at a key (`ns/name` or `name`) of a resource, for test assertions. */
   storedObject(group: string, plural: string, key: string): JsonObject | undefined {
     return this.#ctx.storage.get(`${group}/${plural}`, key);
+  }
+
+  /**
+   * Creates objects in bulk, as a preloaded store (kwok, an etcd restore): each object goes
+   * through the server's in-process write path — the kind's defaults and validation, Go
+   * zero-field fill, system metadata, managedFields (manager `kubekit-load`), a
+   * resourceVersion — without admission webhooks, synchronously, in iteration order. Watchers
+   * see an ADDED event per object. Objects name their kind with `apiVersion` and `kind`; a
+   * namespaced object without `metadata.namespace` goes to "default".
+   *
+   * Returns how many objects were created.
+   *
+   * @throws {StatusError} for the first object that fails, as a POST of it would answer (400
+   *   when its `apiVersion`/`kind` name no creatable resource); the objects before it stay.
+   */
+  loadObjects(objects: Iterable<JsonObject>): number {
+    return loadObjects(this.#ctx, objects);
   }
 
   /**

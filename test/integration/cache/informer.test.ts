@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
-  listerWatcherFor,
   Lister,
   DeletedFinalStateUnknown,
   waitForCacheSync,
@@ -11,10 +10,8 @@ import type {
   ResourceEventHandler,
   SharedIndexInformerOptions,
 } from "../../../packages/kubekit/src/cache/shared-index-informer.js";
-import {
-  SharedIndexInformer,
-  stripManagedFields,
-} from "../../../packages/kubekit/src/cache/shared-index-informer.js";
+import { stripManagedFields } from "../../../packages/kubekit/src/cache/shared-index-informer.js";
+import { newWireInformer } from "../../support/informer-mode.js";
 import type { RESTClient } from "../../../packages/kubekit/src/rest/index.js";
 import { ApiServer } from "@kubekit/apiserver";
 import { FakeClock } from "kubekit/testing";
@@ -123,18 +120,20 @@ class EventLog implements ResourceEventHandler<Pod> {
 }
 
 function start(namespace: string, options: Partial<SharedIndexInformerOptions<Pod>> = {}) {
-  const lw = new RecordingListerWatcher<Pod>(
-    listerWatcherFor<Pod>(client, { group: "", version: "v1", resource: "pods", namespace }),
-  );
+  let lw: RecordingListerWatcher<unknown> | undefined;
   const clock = new FakeClock();
   const errors: unknown[] = [];
-  const informer = new SharedIndexInformer<Pod>({
-    listerWatcher: lw,
-    name: "pods",
-    clock,
-    logger: noopLogger,
-    ...options,
-  });
+  const informer = newWireInformer<Pod>(
+    client,
+    { group: "", version: "v1", resource: "pods", namespace },
+    { name: "pods", clock, logger: noopLogger, ...options },
+    (inner) => {
+      const recording = new RecordingListerWatcher(inner);
+      lw = recording as RecordingListerWatcher<unknown>;
+      return recording;
+    },
+  );
+  if (lw === undefined) throw new Error("no ListerWatcher");
   informer.setWatchErrorHandler((err) => errors.push(err));
   const log = new EventLog();
   const registration = informer.addEventHandler(log);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject, JsonValue } from "kubekit";
 import {
+  partialObjectMetadataListHead,
+  tableParts,
   toPartialObjectMetadata,
-  toPartialObjectMetadataList,
   toTable,
 } from "../../../packages/apiserver/src/table/table.js";
 import type { ServedResource } from "../../../packages/apiserver/src/registry/served-resource.js";
@@ -802,24 +803,28 @@ describe("PartialObjectMetadata", () => {
     expect(toPartialObjectMetadata({ kind: "Pod" })["metadata"]).toEqual({});
   });
 
-  it("builds a list with metadata and typed items", () => {
-    const list = toPartialObjectMetadataList([pod(), pod({ metadata: { name: "web-1" } })], {
-      resourceVersion: "5",
-      continue: "c",
+  it("builds a list head with metadata, the items being each object's PartialObjectMetadata", () => {
+    expect(partialObjectMetadataListHead({ resourceVersion: "5", continue: "c" })).toEqual({
+      kind: "PartialObjectMetadataList",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { resourceVersion: "5", continue: "c" },
     });
-    expect(list["kind"]).toBe("PartialObjectMetadataList");
-    expect(list["apiVersion"]).toBe("meta.k8s.io/v1");
-    expect(list["metadata"]).toEqual({ resourceVersion: "5", continue: "c" });
-    const items = list["items"] as JsonObject[];
-    expect(items.map((i) => [i["kind"], (i["metadata"] as JsonObject)["name"]])).toEqual([
-      ["PartialObjectMetadata", "web-0"],
-      ["PartialObjectMetadata", "web-1"],
-    ]);
-    expect(toPartialObjectMetadataList([])).toEqual({
+    expect(partialObjectMetadataListHead()).toEqual({
       kind: "PartialObjectMetadataList",
       apiVersion: "meta.k8s.io/v1",
       metadata: {},
-      items: [],
     });
+  });
+
+  it("gives a Table in parts that make up toTable's list Table", () => {
+    const objects = [pod(), pod({ metadata: { name: "web-1" } })];
+    const options = {
+      includeObject: "Metadata",
+      now: NOW,
+      listMeta: { resourceVersion: "7" },
+    } as const;
+    const { head, row } = tableParts(PODS, options);
+    expect(Object.keys(head)).toEqual(["kind", "apiVersion", "metadata", "columnDefinitions"]);
+    expect({ ...head, rows: objects.map(row) }).toEqual(toTable(objects, PODS, options));
   });
 });

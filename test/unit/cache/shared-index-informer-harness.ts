@@ -19,6 +19,7 @@ import type { ListOptions, WatchEvent } from "../../../packages/kubekit/src/rest
 import type { Obj } from "./fixtures.js";
 import { flush, show } from "./fixtures.js";
 import { FakeClock } from "kubekit/testing";
+import { newInformer } from "../../support/informer-mode.js";
 
 /** An open watch of the {@link FakeListerWatcher}. */
 export class FakeWatch implements WatchStream<Obj> {
@@ -332,7 +333,7 @@ export function setupInformer(
   const lw = new FakeListerWatcher(initial);
   const clock = new FakeClock();
   const logger = new CapturingLogger();
-  const informer = new SharedIndexInformer<Obj>({
+  const informer = newInformer<Obj>({
     listerWatcher: lw,
     clock,
     logger,

@@ -100,7 +100,7 @@ describe.each<QueueKind>(["in-order", "delta-fifo"])("SharedIndexInformer (%s qu
         return informer.indexer.getByKey("ns/a");
       });
     const updated = lw.update(obj("ns/a"));
-    expect(await seen(updated.metadata.resourceVersion ?? "")).toBe(updated);
+    expect(await seen(updated.metadata.resourceVersion ?? "")).toEqual(updated);
     const created = lw.create(obj("ns/c"));
     await seen(created.metadata.resourceVersion ?? "");
     const deleted = lw.delete("ns/b");

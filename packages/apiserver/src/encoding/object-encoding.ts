@@ -1,8 +1,8 @@
 import { stringify as toYaml } from "yaml";
-import { formatApiVersion, type JsonObject } from "kubekit";
+import type { JsonObject } from "kubekit";
 import type { OutputFormat } from "./output-format.js";
 import type { ResourceEntry } from "../registry/registry.js";
-import { toPartialObjectMetadata, toPartialObjectMetadataList, toTable } from "../table/table.js";
+import { toPartialObjectMetadata, toTable } from "../table/table.js";
 
 const jsonCache = new WeakMap<JsonObject, string>();
 
@@ -17,19 +17,6 @@ export function objectJson(obj: JsonObject): string {
     jsonCache.set(obj, text);
   }
   return text;
-}
-
-/**
- * The JSON of a list item: built-in kinds carry no apiVersion/kind inside lists, custom
- * resources do (they are unstructured objects, encoded as stored).
- */
-function listItemJson(entry: ResourceEntry, obj: JsonObject): string {
-  const text = objectJson(obj);
-  if (entry.info.custom) return text;
-  const typePrefix = `{"apiVersion":${JSON.stringify(obj["apiVersion"])},"kind":${JSON.stringify(obj["kind"])}`;
-  if (!text.startsWith(typePrefix)) return text;
-  const rest = text.slice(typePrefix.length);
-  return rest.startsWith(",") ? `{${rest.slice(1)}` : `{${rest}`;
 }
 
 /** List metadata: resourceVersion, continue, remainingItemCount. */
@@ -58,42 +45,6 @@ export function encodeObject(
       return { body: toYaml(obj), contentType: "application/yaml" };
     default:
       return { body: `${objectJson(obj)}\n`, contentType: "application/json" };
-  }
-}
-
-/** The body and Content-Type of a list response in the negotiated format (JSON ends with a newline). */
-export function encodeList(
-  entry: ResourceEntry,
-  items: readonly JsonObject[],
-  listMeta: ListMeta,
-  format: OutputFormat,
-  now: number,
-): { body: string; contentType: string } {
-  switch (format.kind) {
-    case "table":
-      return json(
-        toTable(items, entry.info, { includeObject: format.includeObject, listMeta, now }),
-      );
-    case "metadata":
-      return json(toPartialObjectMetadataList(items, listMeta));
-    case "yaml":
-      return {
-        body: toYaml({
-          apiVersion: formatApiVersion(entry.info),
-          kind: entry.info.listKind,
-          metadata: listMeta,
-          items,
-        }),
-        contentType: "application/yaml",
-      };
-    default: {
-      const parts: string[] = new Array<string>(items.length);
-      for (let i = 0; i < items.length; i++) parts[i] = listItemJson(entry, items[i] as JsonObject);
-      const body =
-        `{"kind":${JSON.stringify(entry.info.listKind)},"apiVersion":${JSON.stringify(formatApiVersion(entry.info))},` +
-        `"metadata":${JSON.stringify(listMeta)},"items":[${parts.join(",")}]}\n`;
-      return { body, contentType: "application/json" };
-    }
   }
 }
 

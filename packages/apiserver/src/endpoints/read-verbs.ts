@@ -5,7 +5,8 @@ import {
   newResourceExpired,
   newTooLargeResourceVersion,
 } from "kubekit";
-import { encodeList, encodeObject, type ListMeta } from "../encoding/object-encoding.js";
+import { sendList, type ListItem } from "../encoding/list-encoding.js";
+import { encodeObject, type ListMeta } from "../encoding/object-encoding.js";
 import {
   checkFieldSelector,
   decodeContinue,
@@ -56,11 +57,25 @@ export async function handleGet(request: VerbRequest): Promise<void> {
   const rv = query.get("resourceVersion");
   if (rv && !/^\d+$/.test(rv)) throw newBadRequest(`invalid resource version: ${rv}`);
   if (rv && rv !== "0") await awaitRevision(ctx, Number(rv));
+  if (format.kind === "json" && !readConversionOf(ctx.registry, entry)) {
+    // Served as stored: the stored bytes themselves.
+    const json = ctx.storage.getJson(entry.storageId, storageKey(entry, namespace, name));
+    if (!json) throw newNotFound(groupResource(entry), name);
+    sendStored(res, json);
+    return;
+  }
   const obj = convertsThroughWebhook(entry)
     ? await getThroughWebhook(ctx, entry, namespace, name)
     : new ResourceOperations(ctx).getExisting(entry, namespace, name);
   const { body, contentType } = encodeObject(entry, obj, format, ctx.clock.now());
   sendBody(res, 200, body, contentType);
+}
+
+/** Sends an object's stored JSON as a 200 response (with the newline kube's serializer ends it with). */
+function sendStored(res: VerbRequest["res"], json: Buffer): void {
+  res.writeHead(200, { "Content-Type": "application/json", "Content-Length": json.length + 1 });
+  res.write(json);
+  res.end("\n");
 }
 
 /** A stored custom resource converted by its CRD's conversion webhook, or a 404 NotFound. */
@@ -77,8 +92,11 @@ async function getThroughWebhook(
 }
 
 /**
- * Objects of a list request, paginated, with the list metadata to return. `asStored` keeps
- * the items as stored (to convert them afterwards through a conversion webhook).
+ * Objects of a list request, paginated, with the list metadata to return. Items are the
+ * stored bytes when they are served as stored (parsed only to match selectors), objects when
+ * they are converted for the request. `asStored` keeps every item as stored (to convert them
+ * afterwards through a conversion webhook). Collects only the page (`limit`), however old
+ * the snapshot revision (see `Storage.rangeJson`).
  */
 export function listObjects(
   ctx: ServerContext,
@@ -86,7 +104,7 @@ export function listObjects(
   namespace: string,
   opts: ListOptions,
   asStored = false,
-): { items: JsonObject[]; listMeta: ListMeta } {
+): { items: ListItem[]; listMeta: ListMeta } {
   const storage = ctx.storage;
   let snapshotRv = storage.currentRevision;
   let startAfter: string | undefined;
@@ -105,10 +123,10 @@ export function listObjects(
   ) {
     snapshotRv = Number(opts.resourceVersion);
   }
-  let range: StorageRange;
+  let range: StorageRange<Buffer>;
   try {
     // A namespaced list reads only that namespace's key range.
-    range = storage.range(
+    range = storage.rangeJson(
       entry.storageId,
       snapshotRv,
       namespace === "" ? "" : `${namespace}/`,
@@ -118,19 +136,23 @@ export function listObjects(
     if (err instanceof RevisionCompactedError) throw newResourceExpired(expiredMessage);
     throw err;
   }
-  const filter = objectFilter(entry, namespace, opts);
   const fromStorage = asStored ? undefined : readConversionOf(ctx.registry, entry);
   const unfiltered = opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty();
-  const items: JsonObject[] = [];
+  // The key range holds only the namespace's objects: without selectors nothing is parsed.
+  const filter = unfiltered ? undefined : objectFilter(entry, namespace, opts);
+  const items: ListItem[] = [];
   let lastKey: string | undefined;
   let more = false;
-  for (const [key, obj] of range.entries) {
-    if (!filter(obj)) continue;
+  for (const [key, json] of range.entries) {
+    const parsed = filter || fromStorage || asStored ? storage.parse(json, false) : undefined;
+    if (filter && !filter(parsed as JsonObject)) continue;
     if (opts.limit > 0 && items.length >= opts.limit) {
       more = true;
       break;
     }
-    items.push(fromStorage ? fromStorage(obj) : obj);
+    items.push(
+      fromStorage ? fromStorage(parsed as JsonObject) : asStored ? (parsed as JsonObject) : json,
+    );
     lastKey = key;
   }
   const listMeta: ListMeta = {
@@ -155,10 +177,17 @@ export async function handleList(request: VerbRequest): Promise<void> {
   const throughWebhook = convertsThroughWebhook(entry);
   const listed = listObjects(ctx, entry, namespace, opts, throughWebhook);
   const { listMeta } = listed;
+  const parse = (json: Buffer): JsonObject => ctx.storage.parse(json, false);
   // One ConversionReview for the whole page.
   const items = throughWebhook
-    ? await customResourcesFromStorageAsync(ctx, entry, listed.items, { list: true })
+    ? await customResourcesFromStorageAsync(ctx, entry, listed.items.map(objectOf(parse)), {
+        list: true,
+      })
     : listed.items;
-  const { body, contentType } = encodeList(entry, items, listMeta, format, ctx.clock.now());
-  sendBody(res, 200, body, contentType);
+  await sendList(res, entry, items, listMeta, format, ctx.clock.now(), parse);
+}
+
+/** The object of a list item: stored bytes are parsed with `parse`. */
+export function objectOf(parse: (json: Buffer) => JsonObject): (item: ListItem) => JsonObject {
+  return (item) => (Buffer.isBuffer(item) ? parse(item) : item);
 }

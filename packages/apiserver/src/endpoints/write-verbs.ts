@@ -16,11 +16,12 @@ import {
   StatusError,
 } from "kubekit";
 import { isJsonObject, metadataOf } from "kubekit/apimachinery";
-import { encodeList, encodeObject } from "../encoding/object-encoding.js";
+import { sendList } from "../encoding/list-encoding.js";
+import { encodeObject } from "../encoding/object-encoding.js";
 import { parseContentType } from "../encoding/media-type.js";
 import { negotiateOutput } from "../encoding/output-format.js";
 import { checkFieldSelector, parseListOptions } from "./list-options.js";
-import { listObjects } from "./read-verbs.js";
+import { listObjects, objectOf } from "./read-verbs.js";
 import type { ResourceEntry } from "../registry/registry.js";
 import {
   decodeObjectBody,
@@ -363,11 +364,12 @@ export async function handleDeleteCollection(request: VerbRequest): Promise<void
   const opts = parseDeleteOptions(query, body);
   const listOpts = parseListOptions(query, false, ctx.behaviour.watchList);
   checkFieldSelector(entry, listOpts.fieldSelector);
-  const { items } = listObjects(ctx, entry, namespace, {
+  const parse = (json: Buffer): JsonObject => ctx.storage.parse(json, false);
+  const items = listObjects(ctx, entry, namespace, {
     ...listOpts,
     limit: 0,
     continueToken: undefined,
-  });
+  }).items.map(objectOf(parse));
   const ops = new ResourceOperations(ctx);
   const warnings: string[] = [];
   const admission = admissionOf(request, warnings, deleteOptionsFor(opts));
@@ -385,12 +387,6 @@ export async function handleDeleteCollection(request: VerbRequest): Promise<void
   });
   setWarnings(res, warnings);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), true);
-  const { body: text, contentType } = encodeList(
-    entry,
-    items,
-    { resourceVersion: String(ctx.storage.currentRevision) },
-    format,
-    ctx.clock.now(),
-  );
-  sendBody(res, 200, text, contentType);
+  const listMeta = { resourceVersion: String(ctx.storage.currentRevision) };
+  await sendList(res, entry, items, listMeta, format, ctx.clock.now(), parse);
 }

@@ -1,5 +1,8 @@
 import type { JsonObject } from "kubekit";
-import { objectJson } from "../encoding/object-encoding.js";
+import { CommittedEvent } from "./committed-event.js";
+import { OrderedKeys } from "./ordered-keys.js";
+import { ParsedObjectCache } from "./parsed-object-cache.js";
+import { encodeStored, parseStored } from "./stored-json.js";
 
 /** A change committed to storage, as watchers and the history see it. */
 export interface StorageEvent {
@@ -10,15 +13,25 @@ export interface StorageEvent {
   readonly resource: string;
   /** The object key: `namespace/name`, or `name` for cluster-scoped objects. */
   readonly key: string;
-  /** The new state; for DELETED the last state, stamped with the deletion's revision. */
+  /**
+   * The new state; for DELETED the last state, stamped with the deletion's revision. Parsed
+   * from {@link objectJson} on first access when the event comes from the history.
+   */
   readonly object: JsonObject;
-  /** The state before the change; `undefined` for ADDED. */
+  /** The state before the change; `undefined` for ADDED. Parsed on first access. */
   readonly previous: JsonObject | undefined;
+  /**
+   * `object`'s JSON as stored (UTF-8, no trailing newline), encoded once at commit and shared
+   * by every watcher and list: never modify it.
+   */
+  readonly objectJson: Buffer;
+  /** `previous`'s JSON as it was stored; `undefined` for ADDED. Never modify it. */
+  readonly previousJson: Buffer | undefined;
 }
 
 /** A key range of one resource at one revision (see {@link Storage.range}). */
-export interface StorageRange {
-  readonly entries: Iterable<[string, JsonObject]>;
+export interface StorageRange<T = JsonObject> {
+  readonly entries: Iterable<[string, T]>;
   /** How many keys of the range come after `key`. */
   countAfter(key: string): number;
 }
@@ -33,23 +46,18 @@ export class RevisionCompactedError extends Error {
   }
 }
 
+/** The objects of one resource: their stored bytes by key, and the keys in order. */
 class ResourceItems {
-  readonly items = new Map<string, JsonObject>();
-  #sorted: string[] | undefined = [];
+  readonly items = new Map<string, Buffer>();
+  readonly keys = new OrderedKeys();
 
-  set(key: string, obj: JsonObject): void {
-    if (!this.items.has(key)) this.#sorted = undefined;
-    this.items.set(key, obj);
+  set(key: string, json: Buffer): void {
+    if (!this.items.has(key)) this.keys.insert(key);
+    this.items.set(key, json);
   }
 
   delete(key: string): void {
-    if (this.items.delete(key)) this.#sorted = undefined;
-  }
-
-  /** Keys in storage order (byte-wise, like etcd keys). */
-  sortedKeys(): readonly string[] {
-    if (!this.#sorted) this.#sorted = [...this.items.keys()].sort(compareKeys);
-    return this.#sorted;
+    if (this.items.delete(key)) this.keys.delete(key);
   }
 }
 
@@ -58,23 +66,39 @@ export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** JSON bytes of parsed objects kept for readers (see {@link ParsedObjectCache}). */
+const PARSED_CACHE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Resources with at most this many objects are cached when iterated (namespaces, RBAC,
+ * webhook configurations, CRDs: read whole on many requests); larger ones are parsed per
+ * iteration without evicting the hot objects.
+ */
+const SCAN_CACHE_MAX_OBJECTS = 1024;
+
 /**
  * The embedded server's etcd: every object of every resource, one global revision counter
  * that every write (deletes included) increments, and a bounded history of changes that
  * backs watch replay and consistent pagination.
  *
- * Objects handed out are the stored instances and must never be mutated: a write stores
- * a new object.
+ * Objects are stored as their JSON bytes, outside the JS heap (see `stored-json.ts`), keys in
+ * an {@link OrderedKeys} per resource. Readers that need objects get them parsed, through a
+ * bounded cache of parsed objects ({@link ParsedObjectCache}); lists and watches read the
+ * bytes ({@link getJson}, {@link rangeJson}, {@link StorageEvent.objectJson}).
+ *
+ * Objects handed out may be shared with other readers and must never be mutated: a write
+ * stores a new object.
  */
 export class Storage {
   #revision: number;
   readonly #resources = new Map<string, ResourceItems>();
-  #history: StorageEvent[] = [];
+  #history: CommittedEvent[] = [];
   #historyStart = 0;
   /** Events with `rv >= oldestRetained` are all in the history. */
   #oldestRetained: number;
   readonly #listeners = new Set<(event: StorageEvent) => void>();
   readonly #historyCapacity: number;
+  readonly #parsed = new ParsedObjectCache(PARSED_CACHE_BYTES);
 
   constructor(historyCapacity: number) {
     this.#historyCapacity = historyCapacity;
@@ -92,8 +116,28 @@ export class Storage {
     return this.#oldestRetained - 1;
   }
 
+  /** The stored object at a key, parsed (through the cache of parsed objects). */
   get(resource: string, key: string): JsonObject | undefined {
+    const json = this.#resources.get(resource)?.items.get(key);
+    return json && this.parse(json, true);
+  }
+
+  /** The stored JSON of the object at a key (never modify it). */
+  getJson(resource: string, key: string): Buffer | undefined {
     return this.#resources.get(resource)?.items.get(key);
+  }
+
+  /**
+   * The object of stored bytes (from {@link getJson}, {@link rangeJson} or an event): from the
+   * cache of parsed objects, or parsed — and then cached only when `cache` is set, so that a
+   * scan of a large resource does not evict the objects readers come back to.
+   */
+  parse(json: Buffer, cache: boolean): JsonObject {
+    const hit = cache ? this.#parsed.get(json) : this.#parsed.peek(json);
+    if (hit) return hit;
+    const obj = parseStored(json);
+    if (cache) this.#parsed.set(json, obj);
+    return obj;
   }
 
   /** Number of objects of a resource. */
@@ -101,88 +145,112 @@ export class Storage {
     return this.#resources.get(resource)?.items.size ?? 0;
   }
 
-  /** Current objects of a resource, in key order. */
+  /**
+   * Current objects of a resource, in key order, parsed (see {@link parse}). Reads the keys
+   * live: finish (or spread) the iteration before writing to the resource.
+   */
   *current(resource: string, startAfter?: string): Iterable<[string, JsonObject]> {
     const items = this.#resources.get(resource);
     if (!items) return;
-    const keys = items.sortedKeys();
-    let i = startAfter === undefined ? 0 : upperBound(keys, startAfter);
-    for (; i < keys.length; i++) {
-      const key = keys[i] as string;
-      yield [key, items.items.get(key) as JsonObject];
-    }
-  }
-
-  /** Current objects of a resource whose key starts with `prefix` (e.g. `"ns/"`), in key order. */
-  *withPrefix(resource: string, prefix: string): Iterable<[string, JsonObject]> {
-    const items = this.#resources.get(resource);
-    if (!items) return;
-    const keys = items.sortedKeys();
-    for (let i = lowerBound(keys, prefix); i < keys.length; i++) {
-      const key = keys[i] as string;
-      if (!key.startsWith(prefix)) return;
-      yield [key, items.items.get(key) as JsonObject];
-    }
+    const cache = items.items.size <= SCAN_CACHE_MAX_OBJECTS;
+    const keys =
+      startAfter === undefined
+        ? items.keys.between("", false, undefined)
+        : items.keys.between(startAfter, true, undefined);
+    for (const key of keys) yield [key, this.parse(items.items.get(key) as Buffer, cache)];
   }
 
   /**
-   * A key range of a resource as of revision `rv` (the current state when `rv` is current):
-   * keys starting with `prefix` (all when empty) and after `startAfter`, in key order, with
-   * the count of range keys after a given key — both without copying the current state, so
-   * paging through a large collection stays linear.
-   * Throws {@link RevisionCompactedError} when history no longer covers `rv`.
+   * Current objects of a resource whose key starts with `prefix` (e.g. `"ns/"`), in key order,
+   * parsed; like {@link current}, finish the iteration before writing to the resource.
    */
+  *withPrefix(resource: string, prefix: string): Iterable<[string, JsonObject]> {
+    const items = this.#resources.get(resource);
+    if (!items) return;
+    const cache = items.items.size <= SCAN_CACHE_MAX_OBJECTS;
+    for (const key of items.keys.between(prefix, false, prefixEnd(prefix))) {
+      yield [key, this.parse(items.items.get(key) as Buffer, cache)];
+    }
+  }
+
+  /** {@link rangeJson} with the objects parsed (not cached: see {@link parse}). */
   range(
     resource: string,
     rv: number,
     prefix: string,
     startAfter: string | undefined,
   ): StorageRange {
-    if (rv < this.#revision) {
-      const snapshot = this.snapshotAt(resource, rv, startAfter).filter(([key]) =>
-        key.startsWith(prefix),
-      );
-      const keys = snapshot.map(([key]) => key);
-      return { entries: snapshot, countAfter: (key) => keys.length - upperBound(keys, key) };
-    }
-    const items = this.#resources.get(resource);
-    if (!items) return { entries: [], countAfter: () => 0 };
-    const keys = items.sortedKeys();
-    const from = Math.max(
-      lowerBound(keys, prefix),
-      startAfter === undefined ? 0 : upperBound(keys, startAfter),
-    );
-    const to = prefix === "" ? keys.length : lowerBound(keys, `${prefix}\uffff`);
+    const range = this.rangeJson(resource, rv, prefix, startAfter);
+    const parse = (json: Buffer): JsonObject => this.parse(json, false);
     function* entries(): Iterable<[string, JsonObject]> {
-      for (let i = from; i < to; i++) {
-        const key = keys[i] as string;
-        yield [key, items?.items.get(key) as JsonObject];
-      }
+      for (const [key, json] of range.entries) yield [key, parse(json)];
     }
-    return { entries: entries(), countAfter: (key) => Math.max(0, to - upperBound(keys, key)) };
+    return { entries: entries(), countAfter: (key) => range.countAfter(key) };
   }
 
   /**
-   * Objects of a resource as they were at revision `rv`, in key order, starting after
-   * `startAfter`. Throws {@link RevisionCompactedError} when history no longer covers `rv`.
+   * A key range of a resource as of revision `rv` (the current state when `rv` is current),
+   * as stored bytes: keys starting with `prefix` (all when empty) and after `startAfter`, in
+   * key order, with the count of range keys after a given key. Neither copies the resource:
+   * at an older revision the current keys are merged with the history's changes since `rv`
+   * (cost in the changes, not the resource's size). Read the entries before the next write.
+   * Throws {@link RevisionCompactedError} when history no longer covers `rv`.
    */
-  snapshotAt(resource: string, rv: number, startAfter?: string): Array<[string, JsonObject]> {
-    if (rv >= this.#revision) return [...this.current(resource, startAfter)];
-    this.assertReplayable(rv);
-    const before = new Map<string, JsonObject | undefined>();
+  rangeJson(
+    resource: string,
+    rv: number,
+    prefix: string,
+    startAfter: string | undefined,
+  ): StorageRange<Buffer> {
+    if (rv < this.#revision) this.assertReplayable(rv);
+    const items = this.#resources.get(resource);
+    const keys = items?.keys ?? new OrderedKeys();
+    const values = items?.items ?? new Map<string, Buffer>();
+    const end = prefixEnd(prefix);
+    const exclusive = startAfter !== undefined && startAfter >= prefix;
+    const from = exclusive ? startAfter : prefix;
+    const total = end === undefined ? keys.size : keys.rank(end, false);
+    const currentAfter = (key: string): number => Math.max(0, total - keys.rank(key, true));
+    if (rv >= this.#revision) {
+      function* entries(): Iterable<[string, Buffer]> {
+        for (const key of keys.between(from, exclusive, end))
+          yield [key, values.get(key) as Buffer];
+      }
+      return { entries: entries(), countAfter: currentAfter };
+    }
+    // The state at rv of every key of the range changed since: its first change's `previous`.
+    const changed = new Map<string, Buffer | undefined>();
     for (const event of this.eventsAfter(rv)) {
-      if (event.resource !== resource || before.has(event.key)) continue;
-      before.set(event.key, event.previous);
+      if (event.resource !== resource || changed.has(event.key)) continue;
+      if (event.key.startsWith(prefix)) changed.set(event.key, event.previousJson);
     }
-    const out: Array<[string, JsonObject]> = [];
-    for (const [key, obj] of this.current(resource, startAfter)) {
-      if (!before.has(key)) out.push([key, obj]);
+    const changedKeys = [...changed.keys()].sort(compareKeys);
+    function* entries(): Iterable<[string, Buffer]> {
+      let c = 0;
+      const flushBefore = function* (key: string | undefined): Iterable<[string, Buffer]> {
+        for (; c < changedKeys.length; c++) {
+          const k = changedKeys[c] as string;
+          if (key !== undefined && k >= key) return;
+          const old = changed.get(k);
+          if (old && (startAfter === undefined || k > startAfter)) yield [k, old];
+        }
+      };
+      for (const key of keys.between(from, exclusive, end)) {
+        yield* flushBefore(key);
+        if (!changed.has(key)) yield [key, values.get(key) as Buffer];
+      }
+      yield* flushBefore(undefined);
     }
-    for (const [key, obj] of before) {
-      if (obj && (startAfter === undefined || key > startAfter)) out.push([key, obj]);
-    }
-    out.sort((a, b) => compareKeys(a[0], b[0]));
-    return out;
+    const countAfter = (key: string): number => {
+      let n = currentAfter(key);
+      for (const k of changedKeys) {
+        if (k <= key) continue;
+        if (values.has(k)) n--;
+        if (changed.get(k)) n++;
+      }
+      return n;
+    };
+    return { entries: entries(), countAfter };
   }
 
   /** Throws {@link RevisionCompactedError} unless every change after `rv` is retained. */
@@ -206,9 +274,9 @@ export class Storage {
 
   /**
    * Commits a write: `next` is the new state (its `metadata.resourceVersion` is set here),
-   * `null` deletes. Returns the stored object (for a delete, the last state stamped with
-   * the deletion's revision). The object is JSON-encoded first: when that throws, nothing
-   * is committed and the error propagates.
+   * `null` deletes. Returns the event, whose `object` is the stored object (for a delete, the
+   * last state stamped with the deletion's revision). The object is JSON-encoded first: when
+   * that throws, nothing is committed and the error propagates.
    */
   commit(resource: string, key: string, next: JsonObject | null): StorageEvent {
     let items = this.#resources.get(resource);
@@ -216,29 +284,26 @@ export class Storage {
       items = new ResourceItems();
       this.#resources.set(resource, items);
     }
-    const previous = items.items.get(key);
-    if (!next && !previous) throw new Error(`storage: delete of missing ${resource} ${key}`);
+    const previousJson = items.items.get(key);
+    if (!next && !previousJson) throw new Error(`storage: delete of missing ${resource} ${key}`);
     const rv = this.#revision + 1;
-    const base = next ?? (previous as JsonObject);
+    const previous = previousJson && this.#parsed.peek(previousJson);
+    const base = next ?? previous ?? parseStored(previousJson as Buffer);
     const object: JsonObject = {
       ...base,
       metadata: { ...(base["metadata"] as JsonObject), resourceVersion: String(rv) },
     };
     // Encode before anything changes: an object that cannot be serialized is never stored
-    // (it would fail every read and watch of its resource), and the text is cached for them.
-    objectJson(object);
+    // (it would fail every read and watch of its resource).
+    const json = encodeStored(object);
     this.#revision = rv;
-    if (next) items.set(key, object);
-    else items.delete(key);
-    const event: StorageEvent = {
-      rv,
-      type: !next ? "DELETED" : previous ? "MODIFIED" : "ADDED",
-      resource,
-      key,
-      object,
-      previous,
-    };
-    this.#record(event);
+    if (next) {
+      items.set(key, json);
+      this.#parsed.set(json, object);
+    } else items.delete(key);
+    const type = !next ? "DELETED" : previousJson ? "MODIFIED" : "ADDED";
+    const event = new CommittedEvent(rv, type, resource, key, json, previousJson, object, previous);
+    this.#record(event.retained());
     for (const listener of this.#listeners) listener(event);
     return event;
   }
@@ -261,12 +326,12 @@ export class Storage {
     this.#oldestRetained = this.#revision + 1;
   }
 
-  #record(event: StorageEvent): void {
+  #record(event: CommittedEvent): void {
     this.#history.push(event);
     const size = this.#history.length - this.#historyStart;
     if (size > this.#historyCapacity) {
-      const dropped = this.#history[this.#historyStart] as StorageEvent;
-      this.#history[this.#historyStart] = undefined as unknown as StorageEvent;
+      const dropped = this.#history[this.#historyStart] as CommittedEvent;
+      this.#history[this.#historyStart] = undefined as unknown as CommittedEvent;
       this.#historyStart++;
       this.#oldestRetained = dropped.rv + 1;
       if (this.#historyStart > 4096 && this.#historyStart * 2 > this.#history.length) {
@@ -277,24 +342,7 @@ export class Storage {
   }
 }
 
-function lowerBound(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function upperBound(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) <= key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/** The smallest key after every key starting with `prefix`; undefined for the empty prefix. */
+function prefixEnd(prefix: string): string | undefined {
+  return prefix === "" ? undefined : `${prefix}\uffff`;
 }

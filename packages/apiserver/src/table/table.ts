@@ -60,21 +60,40 @@ export function toTable(
   resource: ServedResource,
   options: TableOptions,
 ): JsonObject {
+  const { head, row } = tableParts(resource, options);
+  return { ...head, metadata: tableMetadata(objects, options.listMeta), rows: objects.map(row) };
+}
+
+/** A Table in parts, for writing a list's Table row by row (see {@link tableParts}). */
+export interface TableParts {
+  /** The Table's `kind`, `apiVersion` and `metadata` (from `listMeta`) and `columnDefinitions`. */
+  readonly head: JsonObject;
+  /** The row of one object (what {@link toTable} puts in `rows`). */
+  row(obj: JsonObject): JsonObject;
+}
+
+/**
+ * {@link toTable} in parts: the Table without `rows` (`head`, its keys in the Table's order,
+ * `rows` last) and the row of each object, so that a list's Table can be written row by row.
+ * `head.metadata` is `options.listMeta` without empty fields.
+ */
+export function tableParts(resource: ServedResource, options: TableOptions): TableParts {
   const printer = printerFor(resource);
-  const rows: JsonValue[] = objects.map((obj) => {
-    const printed: PrintedRow = printer.row(obj, options.now);
-    const row: JsonObject = { cells: printed.cells };
-    if (printed.conditions) row["conditions"] = printed.conditions;
-    const included = rowObject(obj, resource, options.includeObject);
-    if (included) row["object"] = included;
-    return row;
-  });
   return {
-    kind: "Table",
-    apiVersion: META_API_VERSION,
-    metadata: tableMetadata(objects, options.listMeta),
-    columnDefinitions: printer.columns.map((c) => ({ ...c })),
-    rows,
+    head: {
+      kind: "Table",
+      apiVersion: META_API_VERSION,
+      metadata: listMetadata(options.listMeta ?? {}),
+      columnDefinitions: printer.columns.map((c) => ({ ...c })),
+    },
+    row(obj) {
+      const printed: PrintedRow = printer.row(obj, options.now);
+      const row: JsonObject = { cells: printed.cells };
+      if (printed.conditions) row["conditions"] = printed.conditions;
+      const included = rowObject(obj, resource, options.includeObject);
+      if (included) row["object"] = included;
+      return row;
+    },
   };
 }
 
@@ -92,16 +111,15 @@ export function toPartialObjectMetadata(obj: JsonObject): JsonObject {
   };
 }
 
-/** A PartialObjectMetadataList of `objects`, its metadata `listMeta` without empty fields. */
-export function toPartialObjectMetadataList(
-  objects: readonly JsonObject[],
-  listMeta: TableListMeta = {},
-): JsonObject {
+/**
+ * A PartialObjectMetadataList without its `items` (which come last, each the
+ * {@link toPartialObjectMetadata} of an object): its metadata is `listMeta` without empty fields.
+ */
+export function partialObjectMetadataListHead(listMeta: TableListMeta = {}): JsonObject {
   return {
     kind: "PartialObjectMetadataList",
     apiVersion: META_API_VERSION,
     metadata: listMetadata(listMeta),
-    items: objects.map(toPartialObjectMetadata),
   };
 }
 

@@ -1,3 +1,5 @@
+import { WatchFanOut } from "./watch-fan-out.js";
+
 /**
  * What the registry and the server need of a live watch stream (`watch-stream.ts`
  * implements it): its unsent bytes, and the ways it ends.
@@ -29,6 +31,8 @@ export interface RegisteredWatch {
  */
 export class WatchRegistry {
   readonly streams = new Set<RegisteredWatch>();
+  /** Delivers storage changes to the streams that follow them, and batches their writes. */
+  readonly fanOut = new WatchFanOut();
   readonly #backlogged = new Set<RegisteredWatch>();
 
   readonly #maxTotalBacklogBytes: number;

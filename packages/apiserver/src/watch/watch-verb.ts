@@ -40,14 +40,21 @@ export function handleWatch(request: VerbRequest, watches: WatchRegistry): void 
   }
   checkFieldSelector(entry, opts.fieldSelector);
   const format = negotiateOutput(req.headers.accept, query.get("includeObject"), false);
-  const filter = objectFilter(entry, namespace, opts);
+  // The namespace is matched on storage keys; the selectors (when given) on objects.
+  const selector =
+    opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty()
+      ? undefined
+      : objectFilter(entry, "", opts);
   const stream = new WatchStream(
     ctx,
     entry,
     res,
-    format,
-    filter,
-    opts.allowWatchBookmarks || opts.sendInitialEvents === true,
+    {
+      format,
+      namespace,
+      selector,
+      allowBookmarks: opts.allowWatchBookmarks || opts.sendInitialEvents === true,
+    },
     watches,
   );
   watches.add(stream);
@@ -64,8 +71,11 @@ export function handleWatch(request: VerbRequest, watches: WatchRegistry): void 
     return;
   }
   if (opts.sendInitialEvents === true || rv === undefined || rv === "0") {
-    for (const [, obj] of storage.current(entry.storageId))
-      if (filter(obj)) stream.sendObject("ADDED", obj);
+    const current =
+      namespace === ""
+        ? storage.current(entry.storageId)
+        : storage.withPrefix(entry.storageId, `${namespace}/`);
+    for (const [, obj] of current) if (!selector || selector(obj)) stream.sendObject("ADDED", obj);
     if (opts.sendInitialEvents === true) {
       stream.sendBookmark(Math.max(storage.currentRevision, rv !== undefined ? Number(rv) : 0), {
         [INITIAL_EVENTS_END_ANNOTATION]: "true",

@@ -91,9 +91,10 @@ function termMatches(term: NodeSelectorTerm, node: Node): boolean {
  * nodeSelector label, and at least one of the required nodeSelectorTerms.
  */
 export function matchesNodeAffinity(pod: Pod, node: Node): boolean {
-  const labels = node.metadata?.labels ?? {};
-  for (const [key, value] of Object.entries(pod.spec?.nodeSelector ?? {})) {
-    if (labels[key] !== value) return false;
+  const selector = pod.spec?.nodeSelector;
+  if (selector !== undefined) {
+    const labels = node.metadata?.labels ?? {};
+    for (const key in selector) if (labels[key] !== selector[key]) return false;
   }
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   if (required === undefined) return true;
@@ -102,28 +103,48 @@ export function matchesNodeAffinity(pod: Pod, node: Node): boolean {
 
 /** Whether the node's Ready condition is True. */
 function isNodeReady(node: Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+  for (const c of node.status?.conditions ?? []) {
+    if (c.type === "Ready" && c.status === "True") return true;
+  }
+  return false;
+}
+
+/** Whether one of `tolerations` tolerates `taint`. */
+function isTolerated(tolerations: readonly Toleration[], taint: Taint): boolean {
+  for (const toleration of tolerations) if (tolerates(toleration, taint)) return true;
+  return false;
+}
+
+/** Whether `taint` keeps a pod with `tolerations` off its node (NoSchedule and NoExecute do). */
+function repels(taint: Taint, tolerations: readonly Toleration[]): boolean {
+  return (
+    (taint.effect === "NoSchedule" || taint.effect === "NoExecute") &&
+    !isTolerated(tolerations, taint)
+  );
+}
+
+/** TaintToleration's reason for `taint` (`tainttoleration/taint_toleration.go` Filter). */
+function untoleratedTaintReason(taint: Taint): string {
+  return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ""}}`;
 }
 
 /**
  * Why `pod` cannot run on `node`, as kube-scheduler's filter plugins word it, or undefined
  * when it fits. A node that is not Ready counts as tainted `node.kubernetes.io/not-ready`
- * (what kube's node lifecycle controller does), so only pods tolerating it go there.
+ * (what kube's node lifecycle controller does), after its own taints, so only pods tolerating
+ * it go there. Allocates nothing when the pod fits (it runs for every node per decision).
  */
 export function nodeFitFailure(pod: Pod, node: Node): string | undefined {
   const tolerations = pod.spec?.tolerations ?? [];
-  const tolerated = (taint: Taint): boolean => tolerations.some((t) => tolerates(t, taint));
-  if (node.spec?.unschedulable === true && !tolerated(UNSCHEDULABLE_TAINT)) {
+  if (node.spec?.unschedulable === true && !isTolerated(tolerations, UNSCHEDULABLE_TAINT)) {
     return REASON_NODE_UNSCHEDULABLE;
   }
   if (!matchesNodeAffinity(pod, node)) return REASON_NODE_AFFINITY;
-  const taints = [...(node.spec?.taints ?? []), ...(isNodeReady(node) ? [] : [NOT_READY_TAINT])];
-  const untolerated = taints.find(
-    (taint) => (taint.effect === "NoSchedule" || taint.effect === "NoExecute") && !tolerated(taint),
-  );
-  if (untolerated !== undefined) {
-    // `tainttoleration/taint_toleration.go` Filter.
-    return `node(s) had untolerated taint {${untolerated.key}: ${untolerated.value ?? ""}}`;
+  for (const taint of node.spec?.taints ?? []) {
+    if (repels(taint, tolerations)) return untoleratedTaintReason(taint);
+  }
+  if (!isNodeReady(node) && repels(NOT_READY_TAINT, tolerations)) {
+    return untoleratedTaintReason(NOT_READY_TAINT);
   }
   return undefined;
 }

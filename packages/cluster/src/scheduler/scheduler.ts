@@ -18,6 +18,8 @@ import type { ClusterContext } from "../cluster-context.js";
 import { ensurePodNodeNameIndex, podsOnNode } from "./pod-node-index.js";
 import { isPodTerminated, podCondition } from "../controller-support/pod-state.js";
 import { fitErrorMessage, nodeFitFailure } from "./scheduler-filters.js";
+import { hasNodeConstraints, NodeSnapshot, type NodeEntry } from "./node-snapshot.js";
+import { SchedulerCache } from "./scheduler-cache.js";
 
 /** The scheduler name pods get by default, and the only one this scheduler serves. */
 const DEFAULT_SCHEDULER = "default-scheduler";
@@ -57,12 +59,6 @@ function podSubject(pod: Pod): Pod {
   return { ...pod, apiVersion: "v1", kind: "Pod" };
 }
 
-/** A pod whose binding was sent but is not in the cache yet (kube-scheduler's "assumed" pods). */
-interface Assumption {
-  readonly uid: string;
-  readonly node: string;
-}
-
 /**
  * kube-scheduler, simulated (`pkg/scheduler/schedule_one.go`): every live pod without
  * `spec.nodeName` whose `schedulerName` is `default-scheduler` (or unset) is bound, through
@@ -78,7 +74,8 @@ interface Assumption {
  *
  * Guarantees: pods are bound concurrently (16 workers, no client
  * throttling); bindings sent but not observed yet count on their node, so concurrent
- * decisions still spread. Caveats: no resource fit (requests, the node's `pods` capacity),
+ * decisions still spread; a decision costs O(nodes) (per-node counts are kept by
+ * {@link SchedulerCache}), however many pods exist or are being bound. Caveats: no resource fit (requests, the node's `pods` capacity),
  * no inter-pod affinity, topology spread, priorities or preemption.
  */
 export function scheduler(ctx: ClusterContext): Runnable {
@@ -93,8 +90,9 @@ class Scheduler {
   readonly #client: Clientset;
   readonly #recorder: EventRecorder;
   readonly #clock: Clock;
-  /** Bindings in flight, by pod key. */
-  readonly #assumed = new Map<string, Assumption>();
+  /** Pods per node, bindings in flight included. */
+  readonly #cache = new SchedulerCache();
+  readonly #snapshot = new NodeSnapshot((name) => this.#cache.loadOf(name));
 
   constructor(ctx: ClusterContext) {
     this.#pods = ctx.factory.coreV1.pods();
@@ -111,6 +109,7 @@ class Scheduler {
       logger: ctx.logger,
     });
     const pods = this.#pods.informer;
+    pods.addEventHandler(this.#cache.handler);
     this.controller.watch(pods, { predicates: [schedulingPredicate] });
     // A Node added or changed may make waiting pods schedulable (kube-scheduler moves its
     // unschedulable pods back to the active queue on Node events).
@@ -124,24 +123,23 @@ class Scheduler {
 
   /** Schedules the pod of `key`: binds it to the best feasible node, or marks it unschedulable. */
   async #scheduleOne(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+    // A pod bound or gone meanwhile: its assumption, if any, is dropped by the cache's handler
+    // when the informer's notification shows it (dropping it here, before that, would
+    // undercount the node for a moment).
     const pod = this.#pods.informer.indexer.getByKey(key);
-    if (pod === undefined || !awaitsScheduling(pod)) {
-      this.#assumed.delete(key);
-      return;
-    }
+    if (pod === undefined || !awaitsScheduling(pod)) return;
     const uid = pod.metadata?.uid ?? "";
-    if (this.#assumed.get(key)?.uid === uid) return; // bound; the cache has not seen it yet
-    const allNodes = this.#nodes.lister.list();
-    const { feasible, reasons } = feasibleNodes(pod, allNodes);
-    const chosen = this.#leastLoaded(feasible);
+    if (this.#cache.isAssumed(key, uid)) return; // bound; the cache has not seen it yet
+    const nodes = this.#snapshot.update(this.#nodes.informer.indexer.list());
+    const { chosen, reasons } = selectNode(pod, nodes);
     if (chosen === undefined) {
-      return this.#handleSchedulingFailure(pod, fitErrorMessage(allNodes.length, reasons), signal);
+      return this.#handleSchedulingFailure(pod, fitErrorMessage(nodes.length, reasons), signal);
     }
-    this.#assumed.set(key, { uid, node: chosen });
+    this.#cache.assume(key, uid, chosen);
     try {
       await this.#bind(pod, chosen, signal);
     } catch (err) {
-      this.#assumed.delete(key);
+      this.#cache.forget(key);
       // Gone, or bound by someone else meanwhile: nothing left to do.
       if (isNotFound(err) || isConflict(err)) return;
       throw err;
@@ -152,35 +150,6 @@ class Scheduler {
       "Scheduled",
       `Successfully assigned ${namespaceOf(pod)}/${nameOf(pod)} to ${chosen}`,
     );
-  }
-
-  /** The node with the fewest pods, then by name (natural order: node-2 before node-10). */
-  #leastLoaded(feasible: readonly Node[]): string | undefined {
-    let best: { name: string; count: number } | undefined;
-    for (const node of feasible) {
-      const name = nameOf(node);
-      const count = this.#podCount(name);
-      const better =
-        best === undefined ||
-        count < best.count ||
-        (count === best.count && name.localeCompare(best.name, "en", { numeric: true }) < 0);
-      if (better) best = { name, count };
-    }
-    return best?.name;
-  }
-
-  /** The live pods on `node`, counting bindings in flight (stale assumptions are dropped). */
-  #podCount(node: string): number {
-    const pods = this.#pods.informer;
-    let count = podsOnNode(pods, node).filter((p) => !isPodTerminated(p)).length;
-    for (const [key, assumption] of this.#assumed) {
-      if (assumption.node !== node) continue;
-      const cached = pods.indexer.getByKey(key);
-      if (cached?.metadata?.uid !== assumption.uid || (cached.spec?.nodeName ?? "") !== "") {
-        this.#assumed.delete(key);
-      } else count++;
-    }
-    return count;
   }
 
   /** A pod that fits nowhere: marked unschedulable, tried again later (handleSchedulingFailure). */
@@ -234,14 +203,27 @@ class Scheduler {
   }
 }
 
-/** The nodes that pass every filter, and why each other node does not (findNodesThatFitPod). */
-function feasibleNodes(pod: Pod, nodes: readonly Node[]): { feasible: Node[]; reasons: string[] } {
-  const feasible: Node[] = [];
+/**
+ * The feasible node with the fewest pods, the first in the snapshot's natural name order
+ * (node-2 before node-10) among equals, or none with why each node does not fit
+ * (findNodesThatFitPod, then scoring): one pass over the nodes, no allocation per fitting node.
+ */
+function selectNode(pod: Pod, nodes: readonly NodeEntry[]): { chosen?: string; reasons: string[] } {
+  const plain = !hasNodeConstraints(pod);
   const reasons: string[] = [];
-  for (const node of nodes) {
-    const failure = nodeFitFailure(pod, node);
-    if (failure === undefined) feasible.push(node);
-    else reasons.push(failure);
+  let chosen: string | undefined;
+  let fewest = Infinity;
+  for (const entry of nodes) {
+    const failure = plain ? entry.plainFailure : nodeFitFailure(pod, entry.node);
+    if (failure !== undefined) {
+      reasons.push(failure);
+      continue;
+    }
+    const count = entry.load.bound + entry.load.assumed;
+    if (count < fewest) {
+      chosen = entry.name;
+      fewest = count;
+    }
   }
-  return { feasible, reasons };
+  return chosen === undefined ? { reasons } : { chosen, reasons };
 }

@@ -76,3 +76,7 @@ export { InformerLifecycleError, type InformerLifecycleErrorReason } from "./inf
 export { stripManagedFields } from "./strip-managed-fields.js";
 export { Lister, NamespaceLister, type ListerSelector } from "./lister.js";
 export { waitForCacheSync, type CacheSyncSource } from "./wait-for-cache-sync.js";
+export type { LazyObject, LazyObjectMeta } from "./lazy-object.js";
+export { lazyListerWatcherFor } from "./lazy/lazy-lister-watcher.js";
+export { bodyOf, isLazyObject } from "./lazy/body-of.js";
+export { withBodies, type SharedInformerView } from "./lazy/with-bodies.js";

@@ -121,25 +121,38 @@ export class CacheIndexer<T> implements Indexer<T> {
   }
 
   add(obj: T): void {
+    this.upsert(obj);
+  }
+
+  update(obj: T): void {
+    this.upsert(obj);
+  }
+
+  /**
+   * Writes `obj` under its key, as {@link CacheIndexer.add} does, and returns the object it
+   * replaced, or `undefined` when the key was not cached: `getByKey` and `add` in one key
+   * computation and one lookup (the cache update of an informer's event). A throwing key or
+   * index function leaves the indexer unchanged.
+   */
+  upsert(obj: T): T | undefined {
     const key = this.keyOf(obj);
     const values = this.#indexValues(obj, key);
     const slots = this.#slots;
-    const old = this.#items.get(key);
-    if (old === undefined) {
+    const entry = this.#items.get(key);
+    let previous: T | undefined;
+    if (entry === undefined) {
       for (let i = 0; i < slots.length; i++) fileKey(slots[i]?.map, key, values[i]);
       this.#items.set(key, { obj, values });
     } else {
       for (let i = 0; i < slots.length; i++) {
-        refileKey(slots[i]?.map, key, old.values[i], values[i]);
+        refileKey(slots[i]?.map, key, entry.values[i], values[i]);
       }
-      old.obj = obj;
-      old.values = values;
+      previous = entry.obj;
+      entry.obj = obj;
+      entry.values = values;
     }
     this.#observe(obj);
-  }
-
-  update(obj: T): void {
-    this.add(obj);
+    return previous;
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {

@@ -6,7 +6,13 @@
 import type { JsonObject } from "../core/json.js";
 import { isJsonObject } from "../core/json.js";
 import { metadataOf } from "../core/object-metadata.js";
-import type { ListOptions, RESTClient, WatchEvent, WatchOptions } from "../rest/index.js";
+import type {
+  ListOptions,
+  RequestBuilder,
+  RESTClient,
+  WatchEvent,
+  WatchOptions,
+} from "../rest/index.js";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
@@ -134,26 +140,42 @@ function requestOptions(target: ListerWatcherTarget, options: ListOptions): List
   return target.tweak !== undefined ? target.tweak(merged) : merged;
 }
 
+/**
+ * The GET of `target`'s collection with the reflector's `options` (the target's selectors
+ * and tweak applied), `accept` and `signal`: what a ListerWatcher lists, or watches with
+ * `.watch()`. Shared by every ListerWatcher over a RESTClient.
+ *
+ * @throws {TypeError} when the namespace or resource is not a valid path segment.
+ */
+export function collectionRequest(
+  client: RESTClient,
+  target: ListerWatcherTarget,
+  options: ListOptions,
+  accept: string | undefined,
+  signal: AbortSignal | undefined,
+): RequestBuilder {
+  const builder = client
+    .get()
+    .group(target.group)
+    .version(target.version)
+    .resource(target.resource)
+    .listOptions(requestOptions(target, options));
+  if (target.namespace !== undefined && target.namespace !== "") {
+    builder.namespace(target.namespace);
+  }
+  if (accept !== undefined) builder.accept(accept);
+  if (signal !== undefined) builder.signal(signal);
+  return builder;
+}
+
 function buildListerWatcher<T>(
   client: RESTClient,
   target: ListerWatcherTarget,
   listAccept: string | undefined,
   watchAccept: string | undefined,
 ): ListerWatcher<T> {
-  const request = (options: ListOptions, accept: string | undefined, signal?: AbortSignal) => {
-    const builder = client
-      .get()
-      .group(target.group)
-      .version(target.version)
-      .resource(target.resource)
-      .listOptions(requestOptions(target, options));
-    if (target.namespace !== undefined && target.namespace !== "") {
-      builder.namespace(target.namespace);
-    }
-    if (accept !== undefined) builder.accept(accept);
-    if (signal !== undefined) builder.signal(signal);
-    return builder;
-  };
+  const request = (options: ListOptions, accept: string | undefined, signal?: AbortSignal) =>
+    collectionRequest(client, target, options, accept, signal);
   return {
     async list(options, signal) {
       const response = await request(options, listAccept, signal).do<unknown>();

@@ -91,6 +91,11 @@ export class Lister<T> {
     this.resource = { group: resource.group, resource: resource.resource };
   }
 
+  /** The cache it reads (e.g. to build a view of it, such as `withBodies`). */
+  get indexer(): Indexer<T> {
+    return this.#indexer;
+  }
+
   /**
    * Every cached object (of every namespace) that `selector` matches, all of them without
    * one, in a fresh array.

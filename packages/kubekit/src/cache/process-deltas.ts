@@ -57,12 +57,19 @@ export function processDeltas<T>(
     switch (delta.type) {
       case "Added":
       case "Updated":
-      case "Replaced":
+      case "Replaced": {
+        const obj = delta.object;
+        // One key computation and one lookup for both the old state and the write.
+        const old = store instanceof CacheIndexer ? store.upsert(obj) : upsert(store, obj);
+        if (old !== undefined) handler.onUpdate(old, obj);
+        else handler.onAdd(obj, isInInitialList);
+        break;
+      }
       case "Sync": {
         const obj = delta.object;
         const old = store.getByKey(store.keyOf(obj));
         if (old !== undefined) {
-          if (delta.type !== "Sync" || old !== obj) store.update(obj);
+          if (old !== obj) store.update(obj);
           handler.onUpdate(old, obj);
         } else {
           store.add(obj);
@@ -85,6 +92,17 @@ export function processDeltas<T>(
         break;
     }
   }
+}
+
+/**
+ * Writes `obj` into a store other than a `CacheIndexer` (which has its own `upsert`) and
+ * returns the object it replaced: `update` for a cached key, `add` otherwise.
+ */
+function upsert<T>(store: Store<T>, obj: T): T | undefined {
+  const old = store.getByKey(store.keyOf(obj));
+  if (old !== undefined) store.update(obj);
+  else store.add(obj);
+  return old;
 }
 
 /**

@@ -17,7 +17,7 @@ import { InformerLifecycleError } from "./informer-errors.js";
 import type { InformerQueue, PopProcessFunc } from "./informer-queue.js";
 import { QUEUE_CLOSED } from "./informer-queue.js";
 import type { ListerWatcher } from "./lister-watcher.js";
-import { deepFreeze } from "./mutation-detector.js";
+import { freezeCached } from "./lazy/lazy-json-object.js";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace-index.js";
 import type { DeltaHandler } from "./process-deltas.js";
 import { processDeltas, processReplacedAllSliced } from "./process-deltas.js";
@@ -86,7 +86,9 @@ export interface SharedIndexInformerOptions<T> {
   /**
    * Development mode: deep-freeze every object as it enters the cache, so that mutating an
    * object handed out by the cache, a lister or a handler throws a `TypeError` (in strict
-   * code, which every ES module is). Default false.
+   * code, which every ES module is). Default false. A lazy object (`LazyObject`) has its
+   * metadata frozen as it enters, and its body when it is parsed; its bytes are never
+   * handed out.
    */
   readonly detectMutations?: boolean;
   /** Time source of resync and of the reflector's backoff (default: the real clock). */
@@ -588,7 +590,7 @@ export class SharedIndexInformer<T> {
   #prepare(obj: T): T {
     const transform = this.#transform;
     const out = transform === undefined ? obj : transform(obj);
-    return this.#detectMutations ? deepFreeze(out) : out;
+    return this.#detectMutations ? freezeCached(out) : out;
   }
 
   /**

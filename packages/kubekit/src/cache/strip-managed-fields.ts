@@ -5,6 +5,7 @@
  */
 import { isJsonObject } from "../core/json.js";
 import { metadataOf } from "../core/object-metadata.js";
+import { LazyJsonObject } from "./lazy/lazy-json-object.js";
 
 /**
  * Returns `obj` without `metadata.managedFields`. Does not mutate its argument: when there is
@@ -13,9 +14,13 @@ import { metadataOf } from "../core/object-metadata.js";
  * Non-objects, and objects without `metadata`, pass through unchanged.
  *
  * Use it with `SharedIndexInformer.setTransform(stripManagedFields)` or the `transform`
- * option.
+ * option. On a lazy informer's object (`LazyObject`, whose metadata never holds
+ * `managedFields`) it returns a lazy object whose body is stripped when it is parsed.
  */
 export function stripManagedFields<T>(obj: T): T {
+  if (obj instanceof LazyJsonObject) {
+    return LazyJsonObject.withBodyTransform(obj, stripManagedFields) as T;
+  }
   if (!isJsonObject(obj)) return obj;
   const metadata = metadataOf(obj);
   if (metadata === undefined || !Object.hasOwn(metadata, "managedFields")) return obj;

@@ -6,9 +6,11 @@
 import type { KubeObject, ObjectWithMetadata } from "../client/kube-object.js";
 import type { ResourceInfo } from "../core/resource-table.js";
 import type { InformerCache } from "./client/informer-cache.js";
+import type { LazyObject } from "../cache/lazy-object.js";
 import type {
   InformerAccessor,
   KindReference,
+  LazyKind,
   ResolvedKind,
   ResourceKind,
 } from "./client/kind-reference.js";
@@ -16,6 +18,7 @@ import { resolveKind } from "./client/kind-reference.js";
 import type { ControllerOptions, ControllerWatchOptions } from "./controller.js";
 import { Controller } from "./controller.js";
 import type { MapFunc } from "./handler/enqueue-handler.js";
+import type { MetadataView } from "./handler/metadata-view.js";
 import type { Predicate } from "./handler/predicate.js";
 import type { Reconciler } from "./reconciler.js";
 import type { WatchedInformer } from "./source/kind-source.js";
@@ -78,7 +81,9 @@ export class ControllerBuilderError extends Error {
  * Kinds are named as the cache-backed client names them (a typed informer accessor, or a
  * resource): their informers come from the Manager's cache, which starts them with the
  * manager, so no informer can be forgotten, and the Manager's `/readyz` fails until they
- * synced.
+ * synced. A kind named with `lazyKind(kind)` is watched through a lazy informer: its
+ * predicates, map functions and handlers see `LazyObject<T>`s (metadata eager, `object()`
+ * parses the body), and the built-in ones never parse a body.
  *
  * @example
  * ```ts
@@ -153,8 +158,9 @@ export class ControllerBuilder {
     kind: ResourceKind | ResourceInfo,
     options?: BuilderWatchOptions<NoInfer<T>>,
   ): this;
-  for<T extends ObjectWithMetadata>(
-    kind: KindReference<T>,
+  for<T>(kind: LazyKind<T>, options?: BuilderWatchOptions<NoInfer<LazyObject<T>>>): this;
+  for<T extends MetadataView>(
+    kind: KindReference<T> | LazyKind<T>,
     options: BuilderWatchOptions<T> = {},
   ): this {
     if (this.#forKind !== undefined) {
@@ -185,8 +191,9 @@ export class ControllerBuilder {
     kind: ResourceKind | ResourceInfo,
     options?: BuilderOwnsOptions<NoInfer<T>>,
   ): this;
-  owns<T extends ObjectWithMetadata>(
-    kind: KindReference<T>,
+  owns<T>(kind: LazyKind<T>, options?: BuilderOwnsOptions<NoInfer<LazyObject<T>>>): this;
+  owns<T extends MetadataView>(
+    kind: KindReference<T> | LazyKind<T>,
     options: BuilderOwnsOptions<T> = {},
   ): this {
     const resolved = resolveKind(kind);
@@ -222,9 +229,13 @@ export class ControllerBuilder {
     source: ResourceKind | ResourceInfo,
     handler?: MapFunc<NoInfer<T>> | ControllerWatchOptions<NoInfer<T>>,
   ): this;
+  watches<T>(
+    source: LazyKind<T>,
+    handler?: MapFunc<NoInfer<LazyObject<T>>> | ControllerWatchOptions<NoInfer<LazyObject<T>>>,
+  ): this;
   watches(source: Source): this;
-  watches<T extends ObjectWithMetadata>(
-    source: KindReference<T> | WatchedInformer<T> | Source,
+  watches<T extends MetadataView>(
+    source: KindReference<T> | LazyKind<T> | WatchedInformer<T> | Source,
     handler?: MapFunc<T> | ControllerWatchOptions<T>,
   ): this {
     if (isSource(source)) {
@@ -255,7 +266,7 @@ export class ControllerBuilder {
    * Predicates every `for`, `owns` and kind `watches` applies before its own
    * (controller-runtime's `WithEventFilter`); all must let a notification through.
    */
-  withEventFilter(...predicates: Predicate<ObjectWithMetadata>[]): this {
+  withEventFilter(...predicates: Predicate<MetadataView>[]): this {
     this.#filters.push(...(predicates as Predicate<never>[]));
     return this;
   }

@@ -4,7 +4,7 @@
  * loop of client-go's `examples/workqueue`).
  */
 import { randomUUID } from "node:crypto";
-import type { ObjectWithMetadata } from "../client/kube-object.js";
+import type { MetadataView } from "./handler/metadata-view.js";
 import type { CacheSyncSource } from "../cache/wait-for-cache-sync.js";
 import { waitForCacheSync } from "../cache/wait-for-cache-sync.js";
 import type { Clock } from "../core/clock.js";
@@ -315,13 +315,15 @@ export class Controller {
    * deletion inferred from a relist enqueues its tombstone's key), or the keys `map` gives
    * (`watch(informer, map)` or `watch(informer, { map, predicates })`), or those of any
    * `handler`. Predicates filter the notifications first. The handler is registered on the
-   * informer at once (`kindSource`), and removed when {@link run} ends.
+   * informer at once (`kindSource`), and removed when {@link run} ends. The informer may be
+   * a lazy one (objects `LazyObject<T>`): the built-in handlers and predicates read only the
+   * metadata, so no body is parsed to enqueue keys.
    *
    * @throws {TypeError} when both `map` and `handler` are given.
    * @throws {ControllerLifecycleError} (`Stopped`) once {@link run} has finished.
    * @throws {InformerLifecycleError} (`Stopped`) when the informer has stopped.
    */
-  watch<T extends ObjectWithMetadata>(
+  watch<T extends MetadataView>(
     informer: WatchedInformer<T>,
     mapOrOptions: MapFunc<T> | ControllerWatchOptions<T> = {},
   ): void {
@@ -350,7 +352,7 @@ export class Controller {
    * @throws {ControllerLifecycleError} (`Stopped`) once {@link run} has finished.
    * @throws {InformerLifecycleError} (`Stopped`) when the informer has stopped.
    */
-  watchOwned<T extends ObjectWithMetadata>(
+  watchOwned<T extends MetadataView>(
     informer: WatchedInformer<T>,
     owner: WatchOwnedOptions<T>,
   ): void {

@@ -5,6 +5,7 @@
  * `kube-runtime/src/finalizer.rs`), with writes that never clobber a concurrent change.
  */
 import type { ObjectWithMetadata } from "../client/kube-object.js";
+import type { MetadataView } from "./handler/metadata-view.js";
 import type { CallOptions, PatchFormat } from "../client/call-options.js";
 import type { Clock } from "../core/clock.js";
 import { nameOf } from "../core/object-metadata.js";
@@ -34,13 +35,19 @@ export interface FinalizerOptions {
   readonly clock?: Clock;
 }
 
-/** Whether `obj` lists `finalizer` in `metadata.finalizers`. */
-export function hasFinalizer(obj: ObjectWithMetadata, finalizer: string): boolean {
+/**
+ * Whether `obj` (an object, or a lazy informer's `LazyObject`) lists `finalizer` in
+ * `metadata.finalizers`.
+ */
+export function hasFinalizer(obj: MetadataView, finalizer: string): boolean {
   return obj.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 
-/** Whether the object is being deleted (`metadata.deletionTimestamp` is set). */
-export function isBeingDeleted(obj: ObjectWithMetadata): boolean {
+/**
+ * Whether the object (or a lazy informer's `LazyObject`) is being deleted
+ * (`metadata.deletionTimestamp` is set).
+ */
+export function isBeingDeleted(obj: MetadataView): boolean {
   return Boolean(obj.metadata?.deletionTimestamp);
 }
 

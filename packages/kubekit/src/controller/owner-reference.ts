@@ -8,6 +8,7 @@ import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { ObjectWithMetadata } from "../client/kube-object.js";
 import { parseApiVersion } from "../core/gvk.js";
 import { nameOf, namespaceOf } from "../core/object-metadata.js";
+import type { MetadataView } from "./handler/metadata-view.js";
 
 export type { OwnerReference };
 
@@ -54,7 +55,7 @@ export class OwnerReferenceError extends Error {
  * The owner reference of `obj` that is its controller (`controller: true`), or `undefined`.
  * At most one is valid; like apimachinery, the first one wins if the object has several.
  */
-export function controllerOf(obj: ObjectWithMetadata): OwnerReference | undefined {
+export function controllerOf(obj: MetadataView): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((ref) => ref.controller === true);
 }
 
@@ -79,7 +80,7 @@ function referSameObject(a: OwnerReference, b: OwnerReference): boolean {
 }
 
 /** `namespace/name`, or `name` without a namespace, for messages (the name may be empty). */
-function describe(obj: ObjectWithMetadata): string {
+function describe(obj: MetadataView): string {
   const namespace = namespaceOf(obj);
   return namespace !== "" ? `${namespace}/${nameOf(obj)}` : nameOf(obj);
 }
@@ -109,7 +110,7 @@ export type ControllerReferenceOptions = OwnerReferenceOptions;
  * `uid` is empty when the owner has none).
  * @throws {OwnerReferenceError} `OwnerTypeUnknown`.
  */
-function referenceTo(owner: ObjectWithMetadata, options: OwnerTypeOptions): OwnerReference {
+function referenceTo(owner: MetadataView, options: OwnerTypeOptions): OwnerReference {
   const apiVersion = options.apiVersion ?? owner.apiVersion;
   const kind = options.kind ?? owner.kind;
   if (!apiVersion || !kind) {
@@ -128,7 +129,7 @@ function referenceTo(owner: ObjectWithMetadata, options: OwnerTypeOptions): Owne
  *   `ClusterScopedDependent` or `CrossNamespace`.
  */
 function validReferenceTo(
-  owner: ObjectWithMetadata,
+  owner: MetadataView,
   obj: ObjectWithMetadata,
   options: OwnerTypeOptions,
 ): OwnerReference {
@@ -190,7 +191,7 @@ function upsertReference<O extends ObjectWithMetadata>(obj: O, ref: OwnerReferen
  *   already controls `obj` (nothing is changed then).
  */
 export function setControllerReference<O extends ObjectWithMetadata>(
-  owner: ObjectWithMetadata,
+  owner: MetadataView,
   obj: O,
   options: ControllerReferenceOptions = {},
 ): O {
@@ -225,7 +226,7 @@ export function setControllerReference<O extends ObjectWithMetadata>(
  *   `ClusterScopedDependent` or `CrossNamespace` (nothing is changed then).
  */
 export function setOwnerReference<O extends ObjectWithMetadata>(
-  owner: ObjectWithMetadata,
+  owner: MetadataView,
   obj: O,
   options: OwnerReferenceOptions = {},
 ): O {
@@ -243,8 +244,8 @@ export function setOwnerReference<O extends ObjectWithMetadata>(
  * @throws {OwnerReferenceError} `OwnerTypeUnknown`.
  */
 export function hasOwnerReference(
-  owner: ObjectWithMetadata,
-  obj: ObjectWithMetadata,
+  owner: MetadataView,
+  obj: MetadataView,
   options: OwnerTypeOptions = {},
 ): boolean {
   const ref = referenceTo(owner, options);
@@ -260,7 +261,7 @@ export function hasOwnerReference(
  *   reference (nothing is changed then).
  */
 export function removeOwnerReference<O extends ObjectWithMetadata>(
-  owner: ObjectWithMetadata,
+  owner: MetadataView,
   obj: O,
   options: OwnerTypeOptions = {},
 ): O {
@@ -286,7 +287,7 @@ export function removeOwnerReference<O extends ObjectWithMetadata>(
  *   controller one (nothing is changed then).
  */
 export function removeControllerReference<O extends ObjectWithMetadata>(
-  owner: ObjectWithMetadata,
+  owner: MetadataView,
   obj: O,
   options: OwnerTypeOptions = {},
 ): O {

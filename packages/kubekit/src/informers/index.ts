@@ -2,7 +2,10 @@
  * The informer factories: `SharedInformerFactory` (typed accessors of every built-in
  * resource, generated from the resource table, and `forResource(gvr)`),
  * `DynamicSharedInformerFactory` (unstructured objects of any resource, custom resources
- * included) and `MetadataSharedInformerFactory` (PartialObjectMetadata of any resource).
+ * included) and `MetadataSharedInformerFactory` (PartialObjectMetadata of any resource);
+ * `LazySharedInformerFactory`, `LazyDynamicSharedInformerFactory` and
+ * `LazyMetadataSharedInformerFactory` are the three in lazy (metadata-first) mode, whose
+ * caches hold `LazyObject`s.
  *
  * @packageDocumentation
  */
@@ -22,6 +25,16 @@ export {
   MetadataSharedInformerFactory,
   type MetadataSharedInformerFactoryOptions,
 } from "./metadata-shared-informer-factory.js";
+export { LazySharedInformerFactory } from "./lazy-shared-informer-factory.js";
+export { LazyDynamicSharedInformerFactory } from "./lazy-dynamic-shared-informer-factory.js";
+export { LazyMetadataSharedInformerFactory } from "./lazy-metadata-shared-informer-factory.js";
+export {
+  LazyTypedInformerFactory,
+  type LazyGroupInformers,
+  type LazyLister,
+  type LazyResourceInformer,
+  type TypedInformerGroup,
+} from "./lazy-typed-informers.js";
 export {
   BaseInformerFactory,
   type InformerFactorySettings,

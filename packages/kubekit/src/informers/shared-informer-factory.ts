@@ -7,9 +7,8 @@ import { listerWatcherFor } from "../cache/lister-watcher.js";
 import type { TypedClientset } from "../client/generated/typed-clientset.js";
 import type { ObjectWithMetadata } from "../client/kube-object.js";
 import type { GroupVersionResource } from "../core/gvk.js";
-import { findBuiltinResource } from "../core/resource-table.js";
 import { TypedInformerFactory } from "./generated/typed-informers.js";
-import { gvrKey } from "./gvr-key.js";
+import { builtinInformerResource } from "./builtin-informer-resource.js";
 import type { InformerFactoryOptions } from "./informer-factory-options.js";
 import type { GenericInformer } from "./resource-informer.js";
 
@@ -81,21 +80,8 @@ export class SharedInformerFactory extends TypedInformerFactory {
   forResource<T extends ObjectWithMetadata = ObjectWithMetadata>(
     gvr: GroupVersionResource,
   ): GenericInformer<T> {
-    const info = findBuiltinResource(gvr.group, gvr.version, gvr.resource);
-    if (info === undefined || !info.verbs.includes("list") || !info.verbs.includes("watch")) {
-      throw new RangeError(
-        `no informer for ${gvrKey(gvr)}: not a built-in resource that serves list and watch`,
-      );
-    }
-    const informer = this.informerFor<T>({
-      group: info.group,
-      version: info.version,
-      resource: info.plural,
-      namespaced: info.namespaced,
-    });
-    return {
-      informer,
-      lister: new Lister<T>(informer.indexer, { group: info.group, resource: info.plural }),
-    };
+    const resource = builtinInformerResource(gvr);
+    const informer = this.informerFor<T>(resource);
+    return { informer, lister: new Lister<T>(informer.indexer, resource) };
   }
 }

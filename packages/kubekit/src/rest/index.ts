@@ -48,6 +48,7 @@ export {
   type WatchOptions,
 } from "./watch.js";
 export type { WatchEvent, WatchEventType } from "./watch-event.js";
+export { DecodedWatch, type WatchChunkDecoder } from "./decoded-watch.js";
 export { WatchDecodeError, WatchIdleTimeoutError } from "./watch-errors.js";
 export {
   ResponseStream,

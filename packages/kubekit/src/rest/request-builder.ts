@@ -33,7 +33,9 @@ import type {
 import { executeRequest, readBody } from "./request-executor.js";
 import type { ErrorRequestInfo } from "./response-errors.js";
 import { decodeResponseStatus, errorFromResponse, headerValue } from "./response-errors.js";
-import type { ResponseStreamOptions } from "./response-stream.js";
+import type { WatchChunkDecoder } from "./decoded-watch.js";
+import { DecodedWatch } from "./decoded-watch.js";
+import type { OpenResponseBody, ResponseStreamOptions } from "./response-stream.js";
 import type { RestResponse } from "./rest-response.js";
 import type { TransportRetryRule } from "./retry-policy.js";
 import type { HttpMethod } from "./transport.js";
@@ -371,6 +373,26 @@ export class RequestBuilder {
    * `options.maxFrameBytes` (default 16 MiB) ends the watch with `WatchFrameTooLargeError`.
    */
   watch<T = unknown>(options: WatchOptions = {}): Watch<T> {
+    const { open, streamOptions } = this.#watchRequest(options);
+    return new Watch<T>(open, streamOptions, options.maxFrameBytes);
+  }
+
+  /**
+   * The same watch request as {@link watch} (retries, idle deadline, lifecycle), its
+   * response bytes decoded by `decoder` instead of the JSON frame decoder: the raw access
+   * that the lazy informer's ListerWatcher scans. `options.maxFrameBytes` is the decoder's
+   * business (ignored here).
+   */
+  watchDecoded<E>(decoder: WatchChunkDecoder<E>, options: WatchOptions = {}): DecodedWatch<E> {
+    const { open, streamOptions } = this.#watchRequest(options);
+    return new DecodedWatch<E>(open, streamOptions, decoder);
+  }
+
+  /** How a watch of the built request (`watch=true` added) is opened, and its stream settings. */
+  #watchRequest(options: WatchOptions): {
+    open: OpenResponseBody;
+    streamOptions: ResponseStreamOptions;
+  } {
     const timeoutParam = this.#params.get("timeoutSeconds")?.[0];
     const idleMs = watchIdleTimeoutMs(
       timeoutParam !== undefined ? Number(timeoutParam) : undefined,
@@ -380,11 +402,10 @@ export class RequestBuilder {
     params.set("watch", ["true"]);
     const prepared = this.#prepare(params);
     const execution = this.#executionOptions(true, false, "watch");
-    return new Watch<T>(
-      (signal) => this.#openStream(prepared, execution, signal),
-      this.#streamOptions(prepared, idleMs),
-      options.maxFrameBytes,
-    );
+    return {
+      open: (signal) => this.#openStream(prepared, execution, signal),
+      streamOptions: this.#streamOptions(prepared, idleMs),
+    };
   }
 
   /**

@@ -2,6 +2,7 @@
  * The Manager's cache-backed client (controller-runtime's default client, `mgr.GetClient()`):
  * reads from the Manager's informers, writes to the API server.
  */
+import type { LazyObject } from "../../cache/lazy-object.js";
 import type { SharedIndexInformer } from "../../cache/shared-index-informer.js";
 import type { KubeObject, ObjectWithMetadata } from "../../client/kube-object.js";
 import { ResourceClient } from "../../client/resource-client.js";
@@ -15,6 +16,7 @@ import type {
   AnyKindReference,
   InformerAccessor,
   KindReference,
+  LazyKind,
   ResolvedKind,
   ResourceKind,
 } from "./kind-reference.js";
@@ -49,6 +51,10 @@ export interface CachedClientOptions {
  *   the manager started reject with `CacheReadError` `NotStarted`.
  * - Objects read from the cache are shared with every reader and controller: never mutate
  *   them; copy first (`createOrUpdate` and `createOrPatch` do).
+ * - A kind named with `lazyKind(kind)` has a lazy informer (metadata-first: `LazyObject`s);
+ *   reads of it still return `T`, parsing only the objects returned (a `get` parses one
+ *   object, a `list` with a selector the matching ones). A read of a kind's plain name is
+ *   served by its lazy informer when that is the only informer of the resource.
  * - Writes go through the manager's rate-limited `clientset` (20 qps, burst 30 by default).
  *
  * @example
@@ -97,12 +103,13 @@ export class CachedClient {
   /**
    * The client of `kind` in `namespace` (`""`, the default: every namespace for reads, and
    * cluster-scoped kinds). A typed accessor types the objects; a resource reads
-   * `KubeObject`s (or the type you name, asserted).
+   * `KubeObject`s (or the type you name, asserted); a `lazyKind` reads the type of the kind
+   * it wraps, from the lazy informer.
    *
    * @throws {TypeError} for a kind that does not resolve.
    */
   resource<T>(
-    kind: InformerAccessor<T>,
+    kind: InformerAccessor<T> | LazyKind<T>,
     namespace?: string,
   ): CachedResourceClient<T & ObjectWithMetadata>;
   resource<T extends ObjectWithMetadata = KubeObject>(
@@ -110,7 +117,7 @@ export class CachedClient {
     namespace?: string,
   ): CachedResourceClient<T>;
   resource<T extends ObjectWithMetadata>(
-    kind: KindReference<T>,
+    kind: KindReference<T> | LazyKind<T>,
     namespace = "",
   ): CachedResourceClient<T> {
     const resolved = resolveKind(kind);
@@ -134,14 +141,18 @@ export class CachedClient {
   /**
    * The shared informer of `kind` in the Manager's cache (controller-runtime's
    * `cache.GetInformer`), created on first use and started when the manager runs: to add
-   * handlers, or to `waitForCacheToObserve` a write.
+   * handlers, or to `waitForCacheToObserve` a write. A `lazyKind`'s informer holds
+   * `LazyObject<T>`s.
    *
    * @throws {TypeError} for a kind that does not resolve.
    */
+  informer<T>(kind: LazyKind<T>): SharedIndexInformer<LazyObject<T>>;
   informer<T>(kind: InformerAccessor<T>): SharedIndexInformer<T>;
   informer<T = KubeObject>(kind: ResourceKind | ResourceInfo): SharedIndexInformer<T>;
-  informer<T>(kind: KindReference<T>): SharedIndexInformer<T> {
-    return this.#cache.informer(kind);
+  informer<T>(
+    kind: KindReference<T> | LazyKind<T>,
+  ): SharedIndexInformer<T> | SharedIndexInformer<LazyObject<T>> {
+    return this.#cache.informer(kind as KindReference<T>);
   }
 
   /**
@@ -152,14 +163,19 @@ export class CachedClient {
    *
    * @throws {IndexerError} `IndexerConflict` when the field is indexed already.
    */
+  indexField<T>(kind: LazyKind<T>, field: string, extract: FieldExtractor<LazyObject<T>>): void;
   indexField<T>(kind: InformerAccessor<T>, field: string, extract: FieldExtractor<T>): void;
   indexField<T = KubeObject>(
     kind: ResourceKind | ResourceInfo,
     field: string,
     extract: FieldExtractor<T>,
   ): void;
-  indexField<T>(kind: KindReference<T>, field: string, extract: FieldExtractor<T>): void {
-    this.#cache.indexField(kind, field, extract);
+  indexField<T>(
+    kind: KindReference<T> | LazyKind<T>,
+    field: string,
+    extract: FieldExtractor<T>,
+  ): void {
+    this.#cache.indexField(kind as KindReference<T>, field, extract);
   }
 
   #policy(kind: ResolvedKind): ReadPolicy {

@@ -5,6 +5,8 @@
 import type { Status } from "../../core/status.js";
 import type { SharedIndexInformer } from "../../cache/shared-index-informer.js";
 import { NamespaceLister } from "../../cache/lister.js";
+import type { LazyObject } from "../../cache/lazy-object.js";
+import { bodyOf } from "../../cache/lazy/body-of.js";
 import type {
   ApplyOptions,
   CallOptions,
@@ -24,6 +26,9 @@ import { CacheReadError } from "./cache-read-error.js";
 import type { InformerCache } from "./informer-cache.js";
 import { FIELD_INDEX_PREFIX, fieldIndexValue } from "./informer-cache.js";
 import type { ResolvedKind } from "./kind-reference.js";
+
+/** What an informer the client reads holds: objects, or a lazy informer's `LazyObject`s. */
+type Cached<T> = T | LazyObject<T>;
 
 /** Where a {@link CachedResourceClient} reads: the cache, the API server, or the cache once the kind is watched. */
 export type ReadPolicy = "cache" | "server" | "cache-if-watched";
@@ -58,6 +63,9 @@ export interface CachedList<T> {
  *   manager's stop). Objects read from the cache are the cache's own, shared with every
  *   reader: never mutate them (copy first; `createOrUpdate` does). A kind read with the
  *   `server` policy (the client's `uncached` option) is read from the API server instead.
+ *   From a lazy informer (`lazyKind`), reads still return `T`: keys, label selectors and
+ *   field indexes run on the metadata, and only the objects returned are parsed (each once;
+ *   the informer keeps the parsed body).
  * - **Writes** (`create`, `update`, `updateStatus`, `patch`, `apply`, `delete`) go to the API
  *   server through the manager's rate-limited client, in the client's namespace. A read right
  *   after a write may not see it yet: the cache follows the server's watch (use
@@ -114,7 +122,7 @@ export class CachedResourceClient<T extends ObjectWithMetadata> {
     );
     if (obj === undefined)
       throw newNotFound({ group: this.kind.group, resource: this.kind.resource }, name);
-    return obj;
+    return bodyOf(obj);
   }
 
   /**
@@ -140,7 +148,10 @@ export class CachedResourceClient<T extends ObjectWithMetadata> {
           )
         : this.#byFields(informer, fields, options.labelSelector);
     if (options.limit !== undefined && options.limit > 0) items = items.slice(0, options.limit);
-    return { metadata: { resourceVersion: informer.indexer.lastSyncResourceVersion }, items };
+    return {
+      metadata: { resourceVersion: informer.indexer.lastSyncResourceVersion },
+      items: items.map((item) => bodyOf(item)),
+    };
   }
 
   /** Creates `object` on the server (see `ResourceClient.create`). */
@@ -178,11 +189,14 @@ export class CachedResourceClient<T extends ObjectWithMetadata> {
     return this.#server.delete(name, options);
   }
 
-  /** The informer to read from, or undefined to read from the server. */
-  #informer(): SharedIndexInformer<T> | undefined {
+  /**
+   * The informer to read from (the kind's, or another of its resource: see
+   * `InformerCache.reader`), or undefined to read from the server.
+   */
+  #informer(): SharedIndexInformer<Cached<T>> | undefined {
     if (this.#policy === "server") return undefined;
     if (this.#policy === "cache-if-watched" && !this.#cache.has(this.kind)) return undefined;
-    return this.#cache.informer<T>(this.kind);
+    return this.#cache.reader<T>(this.kind);
   }
 
   async #serverList(options: CachedListOptions): Promise<CachedList<T>> {
@@ -198,12 +212,12 @@ export class CachedResourceClient<T extends ObjectWithMetadata> {
 
   /** controller-runtime's `byIndexes`: the first term's index, then the others' index functions. */
   #byFields(
-    informer: SharedIndexInformer<T>,
+    informer: SharedIndexInformer<Cached<T>>,
     fields: FieldSelector,
     labels: string | LabelSelector | undefined,
-  ): T[] {
+  ): Cached<T>[] {
     const indexers = informer.indexer.getIndexers();
-    let items: T[] | undefined;
+    let items: Cached<T>[] | undefined;
     for (const requirement of fields.requirements) {
       if (requirement.operator !== "=") {
         throw new CacheReadError(

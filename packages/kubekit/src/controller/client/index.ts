@@ -8,7 +8,8 @@
  *   `list` by field; `informer(kind)` for the shared informer itself.
  * - {@link KindReference}: how a kind is named, here and to the controller builder: a typed
  *   informer accessor (`(i) => i.appsV1.deployments()`) or a {@link ResourceKind}
- *   (`{ group, version, resource, kind }`, unstructured objects).
+ *   (`{ group, version, resource, kind }`, unstructured objects); {@link lazyKind} wraps
+ *   either to cache the kind in a lazy (metadata-first) informer.
  * - {@link CacheReadError}: a read the cache cannot answer (not started, non-exact field
  *   selector, missing index).
  *
@@ -28,8 +29,10 @@ export {
   type AnyKindReference,
   type InformerAccessor,
   type KindReference,
+  type LazyKind,
   type ResolvedKind,
   type ResourceKind,
+  lazyKind,
 } from "./kind-reference.js";
 export { InformerCache, type FieldExtractor, type InformerCacheOptions } from "./informer-cache.js";
 export { CacheReadError, type CacheReadErrorReason } from "./cache-read-error.js";

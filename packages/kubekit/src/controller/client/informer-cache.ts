@@ -5,18 +5,21 @@
  * controllers the builder makes.
  */
 import { setMaxListeners } from "node:events";
-import type { ListerWatcher, ListerWatcherTarget } from "../../cache/lister-watcher.js";
+import type { ListerWatcher } from "../../cache/lister-watcher.js";
 import { listerWatcherFor } from "../../cache/lister-watcher.js";
+import type { LazyObject } from "../../cache/lazy-object.js";
+import { lazyListerWatcherFor } from "../../cache/lazy/lazy-lister-watcher.js";
 import type { SharedIndexInformer } from "../../cache/shared-index-informer.js";
 import type { CacheSyncSource } from "../../cache/wait-for-cache-sync.js";
 import { waitForCacheSync } from "../../cache/wait-for-cache-sync.js";
 import type { KubeObject, ObjectWithMetadata } from "../../client/kube-object.js";
 import { BaseInformerFactory } from "../../informers/base-informer-factory.js";
 import { TypedInformerFactory } from "../../informers/generated/typed-informers.js";
+import { gvrKey } from "../../informers/gvr-key.js";
 import type { InformerTuning } from "../../informers/informer-factory-options.js";
 import type { RESTClient } from "../../rest/rest-client.js";
 import { CacheReadError } from "./cache-read-error.js";
-import type { AnyKindReference, KindReference, ResolvedKind } from "./kind-reference.js";
+import type { AnyKindReference, KindReference, LazyKind, ResolvedKind } from "./kind-reference.js";
 import { resolveKind } from "./kind-reference.js";
 
 /** controller-runtime's field index name prefix (`pkg/cache/internal`): `field:<field>`. */
@@ -47,13 +50,16 @@ export interface InformerCacheOptions {
   readonly informerOptions?: InformerTuning;
 }
 
-/** A ListerWatcher whose RESTClient is found on the first list or watch (after the manager loaded its kubeconfig). */
-function lazyListerWatcher<T>(
+/**
+ * The ListerWatcher `build` makes over the RESTClient found on the first list or watch
+ * (after the manager loaded its kubeconfig).
+ */
+function deferredListerWatcher<T>(
   restClient: () => RESTClient,
-  target: ListerWatcherTarget,
+  build: (client: RESTClient) => ListerWatcher<T>,
 ): ListerWatcher<T> {
   let resolved: ListerWatcher<T> | undefined;
-  const get = (): ListerWatcher<T> => (resolved ??= listerWatcherFor<T>(restClient(), target));
+  const get = (): ListerWatcher<T> => (resolved ??= build(restClient()));
   return {
     list: (options, signal) => get().list(options, signal),
     watch: (options, signal, watchOptions) => get().watch(options, signal, watchOptions),
@@ -73,7 +79,10 @@ function lazyListerWatcher<T>(
 export class InformerCache {
   readonly #typed: TypedInformerFactory;
   readonly #dynamic: BaseInformerFactory<KubeObject>;
-  readonly #kinds = new Set<string>();
+  /** The informers of kinds named with `lazyKind`, one per resource however it is named. */
+  readonly #lazy: BaseInformerFactory<LazyObject<unknown>>;
+  /** The informers asked for so far, by their kind's key. */
+  readonly #informers = new Map<string, SharedIndexInformer<unknown>>();
   #signal: AbortSignal | undefined;
   #stopped = false;
   /** Set by {@link starting}: settles with the signal {@link start} receives, or the stop. */
@@ -92,11 +101,22 @@ export class InformerCache {
    */
   constructor(restClient: () => RESTClient, options: InformerCacheOptions = {}) {
     this.#typed = new TypedInformerFactory({
-      newListerWatcher: (target) => lazyListerWatcher<ObjectWithMetadata>(restClient, target),
+      newListerWatcher: (target) =>
+        deferredListerWatcher(restClient, (client) =>
+          listerWatcherFor<ObjectWithMetadata>(client, target),
+        ),
       options,
     });
     this.#dynamic = new BaseInformerFactory<KubeObject>({
-      newListerWatcher: (target) => lazyListerWatcher<KubeObject>(restClient, target),
+      newListerWatcher: (target) =>
+        deferredListerWatcher(restClient, (client) => listerWatcherFor<KubeObject>(client, target)),
+      options,
+    });
+    this.#lazy = new BaseInformerFactory<LazyObject<unknown>>({
+      newListerWatcher: (target) =>
+        deferredListerWatcher(restClient, (client) =>
+          lazyListerWatcherFor<unknown>(client, target),
+        ),
       options,
     });
   }
@@ -106,29 +126,62 @@ export class InformerCache {
     return this.#signal !== undefined && !this.#stopped;
   }
 
-  /** Whether the informer of `kind` exists (was asked for), without creating it. */
+  /**
+   * Whether an informer that can serve reads of `kind` exists (was asked for), without
+   * creating one: the kind's own, or another informer of its resource (see {@link reader}).
+   */
   has(kind: ResolvedKind): boolean {
-    return this.#kinds.has(kind.key);
+    return this.#existingReader(kind) !== undefined;
   }
 
   /**
    * The shared informer of `kind`, created on the first call; started at once when the cache
-   * runs. `T` is asserted: a typed accessor's type, or `KubeObject` for a resource.
+   * runs. `T` is asserted: a typed accessor's type, or `KubeObject` for a resource; a
+   * `lazyKind`'s informer holds `LazyObject<T>`.
    *
    * @throws {TypeError} for a kind that does not resolve (see `resolveKind`).
    */
-  informer<T>(kind: KindReference<T> | ResolvedKind): SharedIndexInformer<T> {
+  informer<T>(kind: LazyKind<T>): SharedIndexInformer<LazyObject<T>>;
+  informer<T>(kind: KindReference<T> | ResolvedKind): SharedIndexInformer<T>;
+  informer<T>(kind: KindReference<T> | LazyKind<T> | ResolvedKind): SharedIndexInformer<T> {
     const resolved = isResolved(kind) ? kind : resolveKind(kind);
-    const informer = (resolved.typed
-      ? this.#typed.informerFor(resolved)
-      : this.#dynamic.informerFor(resolved)) as unknown as SharedIndexInformer<T>;
-    if (!this.#kinds.has(resolved.key)) {
-      this.#kinds.add(resolved.key);
-      if (this.isRunning && this.#signal !== undefined) {
-        (resolved.typed ? this.#typed : this.#dynamic).start(this.#signal);
-      }
+    let informer = this.#informers.get(resolved.key);
+    if (informer === undefined) {
+      const factory = this.#factoryOf(resolved);
+      informer = factory.informerFor(resolved) as SharedIndexInformer<unknown>;
+      this.#informers.set(resolved.key, informer);
+      if (this.isRunning && this.#signal !== undefined) factory.start(this.#signal);
     }
-    return informer;
+    // One map holds the informers of every kind; the kind reference names the object type.
+    return informer as SharedIndexInformer<T>;
+  }
+
+  /**
+   * The informer reads of `kind` go to: the kind's own when it exists, else another informer
+   * of the same resource that exists (the lazy one for a plain name, or the plain one for a
+   * lazy name: reads return bodies either way, with `bodyOf`), else the kind's own, created
+   * and started as {@link informer} does. So a kind watched lazily and read by its plain
+   * name (or the reverse) keeps one informer and one watch.
+   */
+  reader<T>(kind: ResolvedKind): SharedIndexInformer<T | LazyObject<T>> {
+    return (this.#existingReader(kind) ?? this.informer(kind)) as SharedIndexInformer<
+      T | LazyObject<T>
+    >;
+  }
+
+  #existingReader(kind: ResolvedKind): SharedIndexInformer<unknown> | undefined {
+    const gvr = gvrKey(kind);
+    for (const key of [kind.key, `lazy:${gvr}`, `typed:${gvr}`, `dynamic:${gvr}`]) {
+      const informer = this.#informers.get(key);
+      if (informer !== undefined) return informer;
+    }
+    return undefined;
+  }
+
+  #factoryOf(kind: ResolvedKind): BaseInformerFactory<unknown> {
+    // The factories differ only in the object type they assert.
+    const factory = kind.lazy ? this.#lazy : kind.typed ? this.#typed : this.#dynamic;
+    return factory as BaseInformerFactory<unknown>;
   }
 
   /**
@@ -138,12 +191,18 @@ export class InformerCache {
    *
    * @throws {IndexerError} `IndexerConflict` when `field` is indexed already.
    */
+  indexField<T>(kind: LazyKind<T>, field: string, extract: FieldExtractor<LazyObject<T>>): void;
   indexField<T>(
     kind: KindReference<T> | ResolvedKind,
     field: string,
     extract: FieldExtractor<T>,
+  ): void;
+  indexField<T>(
+    kind: KindReference<T> | LazyKind<T> | ResolvedKind,
+    field: string,
+    extract: FieldExtractor<T>,
   ): void {
-    this.informer<T>(kind).addIndexers({
+    this.informer<T>(kind as KindReference<T> | ResolvedKind).addIndexers({
       [`${FIELD_INDEX_PREFIX}${field}`]: (obj: T) => {
         const namespace = (obj as ObjectWithMetadata).metadata?.namespace ?? "";
         const values = extract(obj);
@@ -226,17 +285,20 @@ export class InformerCache {
     setMaxListeners(0, signal);
     this.#typed.start(signal);
     this.#dynamic.start(signal);
+    this.#lazy.start(signal);
   }
 
   /** Waits for the informers started so far to sync; one entry per informer, `true` when synced. */
   async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
-    const [typed, dynamic] = await Promise.all([
+    const [typed, dynamic, lazy] = await Promise.all([
       this.#typed.waitForCacheSync(signal),
       this.#dynamic.waitForCacheSync(signal),
+      this.#lazy.waitForCacheSync(signal),
     ]);
     return new Map([
       ...typed,
       ...[...dynamic].map(([key, synced]) => [`dynamic:${key}`, synced] as const),
+      ...[...lazy].map(([key, synced]) => [`lazy:${key}`, synced] as const),
     ]);
   }
 
@@ -244,7 +306,7 @@ export class InformerCache {
   async shutdown(): Promise<void> {
     this.#stopped = true;
     this.#started?.reject(new CacheReadError("Stopped", "the cache stopped before it started"));
-    await Promise.all([this.#typed.shutdown(), this.#dynamic.shutdown()]);
+    await Promise.all([this.#typed.shutdown(), this.#dynamic.shutdown(), this.#lazy.shutdown()]);
   }
 }
 

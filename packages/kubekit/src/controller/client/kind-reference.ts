@@ -4,6 +4,7 @@
  * or a resource (`GroupVersionResource`, or a `ResourceInfo` row) for any kind, custom
  * resources included, as unstructured objects.
  */
+import type { KubeObject } from "../../client/kube-object.js";
 import type { GroupVersionResource } from "../../core/gvk.js";
 import { findBuiltinResource } from "../../core/resource-table.js";
 import type { ResourceInfo } from "../../core/resource-table.js";
@@ -41,11 +42,64 @@ export interface ResourceKind extends GroupVersionResource {
 export type KindReference<T> = InformerAccessor<T> | ResourceKind | ResourceInfo;
 
 /**
+ * A kind whose informer in the Manager's cache is lazy (metadata-first, issue 24 §2): made by
+ * {@link lazyKind}. The informer holds `LazyObject<T>`s (metadata read at once, the body
+ * parsed on first `object()`), so the builder's predicates and handlers of it see
+ * `LazyObject<T>`, `mgr.client.informer(lazyKind(...))` is a
+ * `SharedIndexInformer<LazyObject<T>>`, and `mgr.client.resource(lazyKind(...))` reads `T`s,
+ * parsing only the objects it returns.
+ */
+export interface LazyKind<T> {
+  /** The kind, named as it would be without laziness. */
+  readonly lazyOf: KindReference<T>;
+}
+
+/**
+ * `kind` with a lazy informer in the Manager's cache: one informer per resource, shared by
+ * every `lazyKind` naming it (typed accessor or resource), besides the eager informer the
+ * plain name gets. A read of the plain name (`mgr.client.resource(kind)`) is served by the
+ * lazy informer when only that one exists, so a controller that watches a kind lazily and
+ * reads it by its plain name keeps one informer of it (and parses what it reads).
+ *
+ * @example
+ * ```ts
+ * import { KubeConfig, Manager, lazyKind, signalHandler, splitKey } from "kubekit";
+ *
+ * const mgr = new Manager({ kubeConfig: await KubeConfig.load() });
+ * const pods = lazyKind((i) => i.coreV1.pods());
+ * mgr
+ *   .controller("replica-sets")
+ *   .for((i) => i.appsV1.replicaSets())
+ *   .owns(pods) // every pod is watched; the watch parses none
+ *   .complete(async (key, signal) => {
+ *     const { namespace, name } = splitKey(key);
+ *     const owned = await mgr.client
+ *       .resource(pods, namespace)
+ *       .list({ labelSelector: `app=${name}`, signal }); // parses the pods returned
+ *     console.log(key, owned.items.map((pod) => pod.status?.phase));
+ *   });
+ * await mgr.start(signalHandler());
+ * ```
+ */
+export function lazyKind<T>(kind: InformerAccessor<T>): LazyKind<T>;
+export function lazyKind<T extends object = KubeObject>(
+  kind: ResourceKind | ResourceInfo,
+): LazyKind<T>;
+export function lazyKind<T>(kind: KindReference<T>): LazyKind<T> {
+  return Object.freeze({ lazyOf: kind });
+}
+
+/**
  * A {@link KindReference} of any object type: where the type does not matter (e.g. the
  * client's `uncached` kinds).
  */
 export type AnyKindReference =
-  ((informers: TypedInformerFactory) => unknown) | ResourceKind | ResourceInfo;
+  | ((informers: TypedInformerFactory) => unknown)
+  | ResourceKind
+  | ResourceInfo
+  | {
+      readonly lazyOf: ((informers: TypedInformerFactory) => unknown) | ResourceKind | ResourceInfo;
+    };
 
 /** A kind as the cache and client use it: its resource, scope, kind and which factory serves it. */
 export interface ResolvedKind extends InformerResource {
@@ -53,7 +107,12 @@ export interface ResolvedKind extends InformerResource {
   readonly kind: string | undefined;
   /** `true`: the typed factory (typed accessors); `false`: the unstructured one. */
   readonly typed: boolean;
-  /** `typed:` or `dynamic:` then `group/version/resource`: one informer per key. */
+  /** Whether the kind was named with {@link lazyKind}: its informer holds `LazyObject`s. */
+  readonly lazy: boolean;
+  /**
+   * `typed:`, `dynamic:` or `lazy:` then `group/version/resource`: one informer per key (a
+   * lazy kind's objects are the same however it is named).
+   */
   readonly key: string;
 }
 
@@ -110,10 +169,20 @@ function accessorResource(
  *   plural is empty or contains `/`.
  */
 export function resolveKind(kind: AnyKindReference): ResolvedKind {
+  if (typeof kind === "object" && "lazyOf" in kind) {
+    const eager = resolveKind(kind.lazyOf);
+    return { ...eager, lazy: true, key: `lazy:${gvrKey(eager)}` };
+  }
   if (typeof kind === "function") {
     const resource = accessorResource(kind);
     const info = findBuiltinResource(resource.group, resource.version, resource.resource);
-    return { ...resource, kind: info?.kind, typed: true, key: `typed:${gvrKey(resource)}` };
+    return {
+      ...resource,
+      kind: info?.kind,
+      typed: true,
+      lazy: false,
+      key: `typed:${gvrKey(resource)}`,
+    };
   }
   const gvr: GroupVersionResource =
     "plural" in kind
@@ -126,6 +195,7 @@ export function resolveKind(kind: AnyKindReference): ResolvedKind {
     namespaced: kind.namespaced ?? scoped.namespaced,
     kind: kind.kind ?? info?.kind,
     typed: false,
+    lazy: false,
     key: `dynamic:${gvrKey(gvr)}`,
   };
 }

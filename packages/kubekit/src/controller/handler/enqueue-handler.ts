@@ -5,12 +5,12 @@
  * controller-runtime gives, on a priority queue, to initial-list objects and unchanged
  * updates (`addToQueueCreate`/`addToQueueUpdate` in `pkg/handler/eventhandler.go`).
  */
-import type { ObjectWithMetadata } from "../../client/kube-object.js";
 import { objectKey } from "../../core/object-key.js";
 import { controllerOf, ownerReferenceGroup } from "../owner-reference.js";
 import type { QueueAddOptions } from "../../workqueue/priority-queue.js";
 import type { CreateEvent, EventHandler, ReconcileQueue, UpdateEvent } from "./event-handler.js";
 import { LOW_PRIORITY } from "./event-handler.js";
+import type { MetadataView } from "./metadata-view.js";
 
 /**
  * Maps a watched object to the keys to reconcile (e.g. from a Pod to the key of the
@@ -49,7 +49,7 @@ export interface EnqueueForOwnerOptions extends OwnerKind {
  * The keys of the object's owners of `owner`'s group and kind: its controller reference only
  * (`onlyController`, the default), or all its references of that kind.
  */
-export function ownerKeys(obj: ObjectWithMetadata, owner: EnqueueForOwnerOptions): string[] {
+export function ownerKeys(obj: MetadataView, owner: EnqueueForOwnerOptions): string[] {
   const refs =
     owner.onlyController === false
       ? (obj.metadata?.ownerReferences ?? [])
@@ -70,7 +70,7 @@ function createOptions(event: CreateEvent<unknown>): QueueAddOptions | undefined
 }
 
 /** Low priority for an update that changed nothing (same resourceVersion), default otherwise. */
-function updateOptions(event: UpdateEvent<ObjectWithMetadata>): QueueAddOptions | undefined {
+function updateOptions(event: UpdateEvent<MetadataView>): QueueAddOptions | undefined {
   const before = event.objectOld.metadata?.resourceVersion;
   return before !== undefined && before === event.objectNew.metadata?.resourceVersion
     ? { priority: LOW_PRIORITY }
@@ -87,7 +87,7 @@ function addAll(queue: ReconcileQueue, keys: Iterable<string>, options?: QueueAd
  * object's key only; a deletion inferred from a relist enqueues its tombstone's key even when
  * the last state is unknown (a level-triggered reconcile then finds the object gone).
  */
-export function enqueueForObject<T extends ObjectWithMetadata>(): EventHandler<T> {
+export function enqueueForObject<T extends MetadataView>(): EventHandler<T> {
   return Object.freeze({
     create: (event: CreateEvent<T>, queue: ReconcileQueue) =>
       queue.add(objectKey(event.object), createOptions(event)),
@@ -105,7 +105,7 @@ export function enqueueForObject<T extends ObjectWithMetadata>(): EventHandler<T
  * Enqueues the keys `map` gives (controller-runtime's `EnqueueRequestsFromMapFunc`): for an
  * update, the keys of the old and of the new object, each once.
  */
-export function enqueueFromMap<T extends ObjectWithMetadata>(map: MapFunc<T>): EventHandler<T> {
+export function enqueueFromMap<T extends MetadataView>(map: MapFunc<T>): EventHandler<T> {
   if (typeof map !== "function") throw new TypeError("enqueueFromMap: map must be a function");
   return Object.freeze({
     create: (event: CreateEvent<T>, queue: ReconcileQueue) =>
@@ -133,7 +133,7 @@ export function enqueueFromMap<T extends ObjectWithMetadata>(map: MapFunc<T>): E
  * @throws {TypeError} when `owner.kind` is not a non-empty string or `owner.group` not a
  *   string (`""` is the core group), as controller-runtime refuses an owner type without a kind.
  */
-export function enqueueForOwner<T extends ObjectWithMetadata>(
+export function enqueueForOwner<T extends MetadataView>(
   owner: EnqueueForOwnerOptions,
 ): EventHandler<T> {
   // The types say so already; a call from JavaScript or through a cast may not.

@@ -48,6 +48,7 @@ export {
   enqueueForOwner,
   enqueueFromMap,
 } from "./enqueue-handler.js";
+export type { MetadataView } from "./metadata-view.js";
 export {
   type Predicate,
   generationChanged,

@@ -2,9 +2,9 @@
  * Event filters of a controller's watches (controller-runtime's `pkg/predicate`): which
  * informer notifications enqueue anything.
  */
-import type { ObjectWithMetadata } from "../../client/kube-object.js";
 import type { LabelSelectorSpec } from "../../core/label-selector.js";
 import { LabelSelector } from "../../core/label-selector.js";
+import type { MetadataView } from "./metadata-view.js";
 
 /**
  * Decides, per kind of notification, whether it may enqueue keys. A missing method lets
@@ -47,8 +47,8 @@ function sameEntries(
  * overwrote. Some kinds also bump it on other writes (a Deployment's annotations). Resyncs
  * (same object twice) are filtered out too.
  */
-export const generationChanged: Predicate<ObjectWithMetadata> = Object.freeze({
-  update: (oldObj: ObjectWithMetadata, newObj: ObjectWithMetadata): boolean =>
+export const generationChanged: Predicate<MetadataView> = Object.freeze({
+  update: (oldObj: MetadataView, newObj: MetadataView): boolean =>
     oldObj.metadata?.generation !== newObj.metadata?.generation,
 });
 
@@ -57,8 +57,8 @@ export const generationChanged: Predicate<ObjectWithMetadata> = Object.freeze({
  * (controller-runtime's `ResourceVersionChangedPredicate`): drops resyncs and relists of
  * unchanged objects. Creations and deletions pass.
  */
-export const resourceVersionChanged: Predicate<ObjectWithMetadata> = Object.freeze({
-  update: (oldObj: ObjectWithMetadata, newObj: ObjectWithMetadata): boolean =>
+export const resourceVersionChanged: Predicate<MetadataView> = Object.freeze({
+  update: (oldObj: MetadataView, newObj: MetadataView): boolean =>
     oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion,
 });
 
@@ -66,8 +66,8 @@ export const resourceVersionChanged: Predicate<ObjectWithMetadata> = Object.free
  * Lets an update through only when `metadata.labels` changed (controller-runtime's
  * `LabelChangedPredicate`; absent and empty count as equal). Creations and deletions pass.
  */
-export const labelsChanged: Predicate<ObjectWithMetadata> = Object.freeze({
-  update: (oldObj: ObjectWithMetadata, newObj: ObjectWithMetadata): boolean =>
+export const labelsChanged: Predicate<MetadataView> = Object.freeze({
+  update: (oldObj: MetadataView, newObj: MetadataView): boolean =>
     !sameEntries(oldObj.metadata?.labels, newObj.metadata?.labels),
 });
 
@@ -76,8 +76,8 @@ export const labelsChanged: Predicate<ObjectWithMetadata> = Object.freeze({
  * `AnnotationChangedPredicate`; absent and empty count as equal). Creations and deletions
  * pass.
  */
-export const annotationsChanged: Predicate<ObjectWithMetadata> = Object.freeze({
-  update: (oldObj: ObjectWithMetadata, newObj: ObjectWithMetadata): boolean =>
+export const annotationsChanged: Predicate<MetadataView> = Object.freeze({
+  update: (oldObj: MetadataView, newObj: MetadataView): boolean =>
     !sameEntries(oldObj.metadata?.annotations, newObj.metadata?.annotations),
 });
 
@@ -95,17 +95,17 @@ export const annotationsChanged: Predicate<ObjectWithMetadata> = Object.freeze({
  */
 export function labelSelectorPredicate(
   selector: string | LabelSelectorSpec | LabelSelector,
-): Predicate<ObjectWithMetadata> {
+): Predicate<MetadataView> {
   const parsed =
     selector instanceof LabelSelector
       ? selector
       : typeof selector === "string"
         ? LabelSelector.parse(selector)
         : LabelSelector.fromLabelSelector(selector);
-  const matches = (obj: ObjectWithMetadata): boolean => parsed.matches(obj.metadata?.labels);
+  const matches = (obj: MetadataView): boolean => parsed.matches(obj.metadata?.labels);
   return Object.freeze({
     create: matches,
-    update: (_oldObj: ObjectWithMetadata, newObj: ObjectWithMetadata) => matches(newObj),
+    update: (_oldObj: MetadataView, newObj: MetadataView) => matches(newObj),
     delete: matches,
     generic: matches,
   });

@@ -1,0 +1,5 @@
+// The tests of shared-index-informer-resync.test.ts, run on the lazy informer (see test/support/informer-mode.ts).
+import { useInformerMode } from "../../support/informer-mode.js";
+
+useInformerMode("lazy");
+await import("./shared-index-informer-resync.test.js");
