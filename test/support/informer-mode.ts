@@ -7,6 +7,10 @@
  * same tests with the same expectations.
  */
 import {
+  createIndexer,
+  Lister,
+  type GroupResource,
+  type ObjectWithMeta,
   lazyListerWatcherFor,
   listerWatcherFor,
   type LazyObject,
@@ -133,4 +137,25 @@ export function newWireInformer<T>(
   if (transform !== undefined) view.setTransform(transform);
   if (indexers !== undefined) view.addIndexers(indexers);
   return view;
+}
+
+/**
+ * A lister of `resource` over a cache holding `objects` (with the namespace index unless
+ * `withNamespaceIndex` is false) in the current mode: eager, a plain cache; lazy, a cache of
+ * lazy objects seen through `withBodies`.
+ */
+export function newLister<T extends ObjectWithMeta>(
+  objects: readonly T[],
+  resource: GroupResource,
+  withNamespaceIndex = true,
+): Lister<T> {
+  const options = withNamespaceIndex ? {} : { indexers: {} };
+  if (mode === "eager") {
+    const indexer = createIndexer<T>(options);
+    for (const o of objects) indexer.add(o);
+    return new Lister<T>(indexer, resource);
+  }
+  const indexer = createIndexer<LazyObject<T>>(options);
+  for (const o of objects) indexer.add(toLazyObject(o));
+  return withBodies(new Lister<LazyObject<T>>(indexer, resource));
 }

@@ -302,6 +302,25 @@ describe("WatchStream writes", () => {
     });
   });
 
+  it("initial events are written from the stored bytes, only for objects the selector matches", async () => {
+    const h = harness();
+    const storage = h.ctx.storage;
+    storage.commit(CONFIGMAPS, "ns/a", configMap("ns", "a", { app: "web" }));
+    storage.commit(CONFIGMAPS, "ns/b", configMap("ns", "b", { app: "db" }));
+    const opts = {
+      labelSelector: LabelSelector.parse("app=web"),
+      fieldSelector: FieldSelector.everything(),
+    } as unknown as ListOptions;
+    const res = h.watch({ selector: objectFilter(h.entry, "", opts) });
+    const stream = [...h.registry.streams][0] as WatchStream;
+    for (const key of ["ns/a", "ns/b"])
+      stream.sendStored(storage.getJson(CONFIGMAPS, key) as Buffer);
+    await nextTurn();
+    expect(events(res.text)).toEqual(["ADDED a"]);
+    const stored = (storage.getJson(CONFIGMAPS, "ns/a") as Buffer).toString("utf8");
+    expect(res.text).toBe(`{"type":"ADDED","object":${stored}}\n`);
+  });
+
   it("end() writes the queued frames before ending the body", () => {
     const h = harness();
     const res = h.watch();

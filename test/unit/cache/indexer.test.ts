@@ -229,6 +229,18 @@ describe("CacheIndexer indices", () => {
     expect(store.byIndex("node", "n1")[0]).toBe(a2);
   });
 
+  it("upsert writes like add and returns the object it replaced, or undefined for a new key", () => {
+    const store = createIndexer<Obj>({ indexers: { node: byNode } });
+    const a1 = obj("ns/a", "1", { node: "n1" });
+    const a2 = obj("ns/a", "2", { node: "n2" });
+    expect(store.upsert(a1)).toBeUndefined();
+    expect(store.upsert(a2)).toBe(a1);
+    expect(store.getByKey("ns/a")).toBe(a2);
+    expect(store.indexKeys("node", "n1")).toEqual([]);
+    expect(store.indexKeys("node", "n2")).toEqual(["ns/a"]);
+    expect(store.lastSyncResourceVersion).toBe("2");
+  });
+
   it("delete removes the key from every index and drops empty value sets", () => {
     const store = createIndexer<Obj>({
       indexers: { [NAMESPACE_INDEX]: namespaceIndexFunc, tag: byTag },
@@ -379,6 +391,16 @@ describe("CacheIndexer index function failures", () => {
     expect(store.getByKey("ns/a")).toBe(a1);
     expect(store.indexKeys("node", "n1")).toEqual(["ns/a"]);
     expect(store.indexKeys("ns", "ns")).toEqual(["ns/a"]);
+  });
+
+  it("a failing upsert throws before writing: the old object stays and nothing is returned", () => {
+    const store = createIndexer<Obj>({ indexers: { node: picky } });
+    const a1 = obj("ns/a", "1", { node: "n1" });
+    store.add(a1);
+    expect(() => store.upsert(obj("ns/a", "2", { node: "boom" }))).toThrow(IndexerError);
+    expect(store.getByKey("ns/a")).toBe(a1);
+    expect(store.indexKeys("node", "n1")).toEqual(["ns/a"]);
+    expect(store.lastSyncResourceVersion).toBe("1");
   });
 
   it("a failing replace keeps the previous content, indices and resourceVersion", () => {

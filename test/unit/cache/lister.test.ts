@@ -10,6 +10,7 @@ import {
 } from "kubekit";
 import type { Obj } from "./fixtures.js";
 import { obj, show } from "./fixtures.js";
+import { newLister } from "../../support/informer-mode.js";
 
 function labelled(key: string, labels?: Record<string, string>): Obj {
   const o = obj(key);
@@ -26,9 +27,7 @@ const objects: Obj[] = [
 ];
 
 function podLister(withNamespaceIndex = true): Lister<Obj> {
-  const indexer = withNamespaceIndex ? createIndexer<Obj>() : createIndexer<Obj>({ indexers: {} });
-  for (const o of objects) indexer.add(o);
-  return new Lister(indexer, { group: "", resource: "pods" });
+  return newLister(objects, { group: "", resource: "pods" }, withNamespaceIndex);
 }
 
 function names(list: Obj[]): string[] {

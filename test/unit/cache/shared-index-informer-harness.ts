@@ -13,7 +13,6 @@ import {
   type LogLevel,
   type Status,
   type SharedIndexInformerOptions,
-  SharedIndexInformer,
 } from "kubekit";
 import type { ListOptions, WatchEvent } from "../../../packages/kubekit/src/rest/index.js";
 import type { Obj } from "./fixtures.js";

@@ -136,10 +136,21 @@ export class WatchStream implements FanOutWatcher {
     if (this.#allowBookmarks) this.#scheduleBookmark();
   }
 
-  /** Writes one event of type ADDED/MODIFIED/DELETED for an object. */
-  sendObject(type: ObjectEventType, obj: JsonObject): void {
+  /**
+   * Writes the ADDED event of a stored object given as its stored JSON (initial events)
+   * when it matches the selectors: the stored bytes themselves when the object is served as
+   * stored, in JSON, else the object parsed, converted and encoded.
+   */
+  sendStored(json: Buffer): void {
     if (this.#closed || this.#stalled) return;
-    this.#write(type, obj);
+    const storage = this.#ctx.storage;
+    let obj: JsonObject | undefined;
+    if (this.#selector) {
+      obj = storage.parse(json, false);
+      if (!this.#selector(obj)) return;
+    }
+    if (this.#servesStoredJson()) this.#writeFrame(watchFrame("ADDED", json));
+    else this.#write("ADDED", obj ?? storage.parse(json, false));
   }
 
   /** Writes a BOOKMARK at revision `rv`, optionally annotated (the WatchList end marker). */
@@ -319,13 +330,18 @@ export class WatchStream implements FanOutWatcher {
    * object is served as stored, in JSON (no parse, no encode); else encoded from the object.
    */
   #encodeFrame(type: ObjectEventType, frames: EventFrames, departed: boolean): Buffer {
-    const asStored =
-      !departed &&
-      !this.#fromStorage &&
-      this.#format.kind !== "table" &&
-      this.#format.kind !== "metadata";
-    if (asStored) return watchFrame(type, frames.event.objectJson);
+    if (!departed && this.#servesStoredJson()) return watchFrame(type, frames.event.objectJson);
     return watchFrame(type, this.#encodeServed(departed ? frames.departed : frames.event.object));
+  }
+
+  /** Whether this watch sends objects exactly as stored: JSON, no conversion (no webhook either). */
+  #servesStoredJson(): boolean {
+    return (
+      !this.#fromStorage &&
+      !this.#conversions &&
+      this.#format.kind !== "table" &&
+      this.#format.kind !== "metadata"
+    );
   }
 
   #write(type: ObjectEventType, obj: JsonObject): void {

@@ -71,11 +71,13 @@ export function handleWatch(request: VerbRequest, watches: WatchRegistry): void 
     return;
   }
   if (opts.sendInitialEvents === true || rv === undefined || rv === "0") {
-    const current =
-      namespace === ""
-        ? storage.current(entry.storageId)
-        : storage.withPrefix(entry.storageId, `${namespace}/`);
-    for (const [, obj] of current) if (!selector || selector(obj)) stream.sendObject("ADDED", obj);
+    const current = storage.rangeJson(
+      entry.storageId,
+      storage.currentRevision,
+      namespace === "" ? "" : `${namespace}/`,
+      undefined,
+    );
+    for (const [, json] of current.entries) stream.sendStored(json);
     if (opts.sendInitialEvents === true) {
       stream.sendBookmark(Math.max(storage.currentRevision, rv !== undefined ? Number(rv) : 0), {
         [INITIAL_EVENTS_END_ANNOTATION]: "true",

@@ -72,11 +72,13 @@ function podSubject(pod: Pod): Pod {
  * "0/3 nodes are available: …" message) and a `FailedScheduling` Warning, and is tried again
  * whenever a Node is added or changes (and every 5 minutes on the clock).
  *
- * Guarantees: pods are bound concurrently (16 workers, no client
- * throttling); bindings sent but not observed yet count on their node, so concurrent
- * decisions still spread; a decision costs O(nodes) (per-node counts are kept by
- * {@link SchedulerCache}), however many pods exist or are being bound. Caveats: no resource fit (requests, the node's `pods` capacity),
- * no inter-pod affinity, topology spread, priorities or preemption.
+ * Guarantees: pods are bound concurrently (16 workers, no client throttling); bindings sent
+ * but not observed yet count on their node, so concurrent decisions still spread; a decision
+ * costs O(nodes), however many pods exist or are being bound (per-node counts are kept by
+ * {@link SchedulerCache} from the pod informer's notifications, the nodes are a
+ * {@link NodeSnapshot} rebuilt only when a Node changes). Caveats: no resource fit
+ * (requests, the node's `pods` capacity), no inter-pod affinity, topology spread, priorities
+ * or preemption.
  */
 export function scheduler(ctx: ClusterContext): Runnable {
   return new Scheduler(ctx).controller;

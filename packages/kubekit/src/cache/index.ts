@@ -80,3 +80,5 @@ export type { LazyObject, LazyObjectMeta } from "./lazy-object.js";
 export { lazyListerWatcherFor } from "./lazy/lazy-lister-watcher.js";
 export { bodyOf, isLazyObject } from "./lazy/body-of.js";
 export { withBodies, type SharedInformerView } from "./lazy/with-bodies.js";
+export { LazyBodyParseError } from "./lazy/lazy-body-parse-error.js";
+export { JsonScanError } from "./lazy/json-scan-error.js";

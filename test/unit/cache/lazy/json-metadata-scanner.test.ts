@@ -114,9 +114,13 @@ describe("scanObjectMetadata", () => {
       found: "'}'",
     });
     expect(scanError('{"spec":{"a":[1,2}}')).toMatchObject({ offset: 17, found: "'}'" });
-    expect(scanError('{"spec":"a\u0001"}')).toMatchObject({ offset: 10, found: "byte 0x01" });
-    expect(scanError('{"spec":"\\x"}')).toMatchObject({ offset: 10 });
-    expect(scanError('{"spec":"\\u12G4"}')).toMatchObject({ offset: 13 });
+    expect(scanError('{"kind":"a\u0001"}')).toMatchObject({ offset: 10, found: "byte 0x01" });
+    expect(scanError('{"kind":"\\x"}')).toMatchObject({ offset: 10 });
+    expect(scanError('{"kind":"\\u12G4"}')).toMatchObject({ offset: 13 });
+    expect(scanError('{"spec":{"a":[1}}')).toMatchObject({ offset: 15, expected: "']'" });
+    expect(scanError('{"spec":{"a":"b}}')).toMatchObject({ offset: 17 });
+    // Skipped values are delimited, not validated: JSON.parse checks them when the body is read.
+    expect(scan('{"spec":{"a":tru,"\\u00"::},"kind":"K"}')).toEqual({ kind: "K", metadata: {} });
     expect(scanError('{"spec":-}')).toMatchObject({ offset: 9, expected: "a digit" });
     expect(scanError('{"spec":1.}')).toMatchObject({ offset: 10, expected: "a digit" });
     expect(scanError('{"spec":nul}')).toMatchObject({ offset: 11 });
@@ -239,5 +243,32 @@ describe("scanWatchFrame", () => {
     expect(frame('{"object":{}}')).toThrow(/"type"/);
     expect(frame('{"type":"ADDED","object":[]}')).toThrow(JsonScanError);
     expect(frame('{"type":1,"object":{}}')).toThrow(JsonScanError);
+  });
+
+  it("ends a kube-order object at the frame's last brace once its metadata is read", () => {
+    const scanText = (text: string) => {
+      const frame = scanWatchFrame(encoder.encode(text), 0, text.length);
+      return { ...frame, text: text.slice(frame.objectStart, frame.objectEnd) };
+    };
+    const head = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}';
+    // The rest of the object is not scanned: malformed bytes there surface in JSON.parse.
+    const fast = scanText(`{"type":"ADDED","object":${head},"spec":{"x":tru}} \r\n`);
+    expect(fast).toMatchObject({ type: "ADDED", text: `${head},"spec":{"x":tru}` });
+    expect(fast.object).toEqual({ apiVersion: "v1", kind: "Pod", metadata: { name: "a" } });
+    // Documented difference: a duplicate key after the three is not seen (JSON.parse: "b").
+    expect(scanText(`{"type":"ADDED","object":${head},"metadata":{"name":"b"}}}`).object).toEqual({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "a" },
+    });
+    // Without all three, the object is scanned in full (and must be well-formed).
+    const partial = '{"kind":"Pod","metadata":{"name":"a"},"spec":{"x":[1]}}';
+    expect(scanText(`{"type":"ADDED","object":${partial}}`).text).toBe(partial);
+    expect(() => scanText('{"type":"ADDED","object":{"kind":"Pod","spec":{"x":[}}}')).toThrow(
+      JsonScanError,
+    );
+    // A frame cut short is an error at its end.
+    const cut = `{"type":"ADDED","object":${head},"spec":{"x":"}"`;
+    expect(() => scanText(cut)).toThrow(expect.objectContaining({ offset: cut.length }));
   });
 });

@@ -84,7 +84,7 @@ describe("LazyWatchDecoder", () => {
 
   it.each([
     ["a frame that is not an object", "[1]\n", "frame is not a JSON object"],
-    ["malformed JSON", '{"type":"ADDED","object":{"a":}}\n', "malformed JSON frame"],
+    ["malformed JSON", '{"type":"ADDED","object":{"a":]}}\n', "malformed JSON frame"],
     ["an unknown type", `${frame("NOPE", a)}\n`, "unknown event type"],
     ["a missing object", '{"type":"ADDED"}\n', "not a watch event"],
     ["an ERROR without a Status", `${frame("ERROR", { a: 1 })}\n`, "ERROR event without a Status"],

@@ -131,7 +131,7 @@ export class JsonFieldReader {
     return key;
   }
 
-  /** Skips one value, validating it. */
+  /** Skips one value, delimiting it without validating it (see `skipValue`). */
   skip(): void {
     this.#pos = skipValue(this.#bytes, this.#pos, this.#end);
   }
@@ -256,10 +256,17 @@ export class JsonFieldReader {
     return value as number;
   }
 
-  /** JSON.parse of the object starting at `start`, after validating and skipping it. */
+  /**
+   * JSON.parse of the object starting at `start` (delimited by `skipValue`); where JSON.parse
+   * rejects it, a {@link JsonScanError} at `start` (the value is returned: it is validated).
+   */
   #parseObjectAt(start: number): object {
     this.#pos = skipValue(this.#bytes, start, this.#end);
-    return JSON.parse(decodeUtf8(this.#bytes, start, this.#pos)) as object;
+    try {
+      return JSON.parse(decodeUtf8(this.#bytes, start, this.#pos)) as object;
+    } catch {
+      throw jsonScanError(this.#bytes, start, this.#end, "a valid JSON object");
+    }
   }
 }
 

@@ -6,17 +6,37 @@
  * over bytes, no I/O.
  *
  * Agreement with JSON.parse: on valid JSON, every field returned equals the same field of
- * `JSON.parse(new TextDecoder().decode(bytes.subarray(start, end)))` (strings decoded the
- * same way, escapes and UTF-8 included; numbers as JSON.parse reads them; `__proto__` keys
- * as own properties; a duplicate key: the last one wins, as in JSON.parse), with two
- * documented differences: a field whose value is `null` is absent (as it is when Go decodes
- * it into ObjectMeta), and a field with a type Kubernetes never serves (e.g. a number as
- * `metadata.name`, a non-string label value) is a {@link JsonScanError}.
+ * JSON.parse of the span decoded as UTF-8 (strings decoded the same way, escapes, surrogates
+ * and invalid UTF-8 included; numbers as JSON.parse reads them; `__proto__` keys as own
+ * properties; of duplicate keys the last one wins, as in JSON.parse), with two documented
+ * differences: a field whose value is `null` is absent (as it is when Go decodes it into
+ * ObjectMeta), and a field with a type Kubernetes never serves (e.g. a number as
+ * `metadata.name`, a non-string label value, a non-object owner reference) is a
+ * {@link JsonScanError}, even when a later duplicate key would override it.
  *
- * Validation: the whole span is validated as JSON.parse would validate it (skipped values
- * included: strings, escapes, numbers, literals, brackets, commas and colons), so malformed
- * or truncated input is a {@link JsonScanError} with the byte offset and what was expected
- * there, never a partial result. Nesting depth costs one byte per level, never stack.
+ * Validation: what the scanner returns is validated as JSON.parse validates it (strings,
+ * escapes, control characters, numbers, literals, and the punctuation of every object it
+ * reads: the item, its metadata, labels, annotations, owner references, finalizers). What it
+ * skips (`spec`, `status`, `managedFields`, unknown members) is only delimited: strings to
+ * their closing quote (escapes honoured), brackets counted and matched; literals, numbers,
+ * commas and colons inside are not checked. The body is checked in full when `object()`
+ * parses it (JSON.parse), so malformed skipped bytes surface then as a typed
+ * `LazyBodyParseError` naming the object. Truncated input (an unclosed string, object or
+ * array) is a {@link JsonScanError} whose offset is the end of the span; other malformed
+ * input is one with the byte offset and what was expected there, never a partial result.
+ * Nesting depth costs one byte per level off the JS heap, never stack; nothing skipped is
+ * built.
+ *
+ * Sharing: short ASCII strings that repeat across objects (label and annotation keys and
+ * values, namespaces, owner references, finalizers, `apiVersion`, `kind`) are shared between
+ * scans through a small bounded table (4096 strings of at most 32 characters), so a cache of
+ * many similar objects holds each such string once. Returned objects are fresh (never shared
+ * between calls) except the frozen empty `metadata` of an object that has none.
+ *
+ * Cost (Node 20, loaded 2-core machine, min of rounds): about 0.37x the CPU of JSON.parse of
+ * the same text for a 5.8 KB pod with managedFields (0.27x as a kube-order watch frame,
+ * whose object is not scanned past its metadata), about 0.45x for a 2.8 KB pod; the rest is
+ * the per-byte pass over the skipped bytes and the decoding of labels and annotations.
  */
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { LazyObjectMeta } from "../lazy-object.js";
@@ -110,29 +130,51 @@ export function scanObjectMetadata(bytes: Uint8Array, start: number, end: number
 
 /** The object at the reader, read as {@link scanObjectMetadata} describes. */
 function readScannedObject(reader: JsonFieldReader, what: string): ScannedObject {
-  let apiVersion: string | undefined;
-  let kind: string | undefined;
-  let metadata: LazyObjectMeta = EMPTY_META;
+  const head: ObjectHead = { metadata: EMPTY_META, seen: 0 };
   if (reader.openObject(what)) {
-    do {
-      switch (reader.key(OBJECT_KEYS)) {
-        case 0:
-          apiVersion = reader.string("a string (apiVersion)", true);
-          break;
-        case 1:
-          kind = reader.string("a string (kind)", true);
-          break;
-        case 2:
-          metadata = reader.null() ? EMPTY_META : readObjectMeta(reader);
-          break;
-        default:
-          reader.skip();
-      }
-    } while (reader.next(CLOSE_OBJECT));
+    do readObjectMember(reader, head);
+    while (reader.next(CLOSE_OBJECT));
   }
-  const scanned: { apiVersion?: string; kind?: string; metadata: LazyObjectMeta } = { metadata };
-  if (apiVersion !== undefined) scanned.apiVersion = apiVersion;
-  if (kind !== undefined) scanned.kind = kind;
+  return scannedOf(head);
+}
+
+/** What {@link readObjectMember} has read of an object; `seen`: bits of {@link OBJECT_KEYS}. */
+interface ObjectHead {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata: LazyObjectMeta;
+  seen: number;
+}
+
+/** `seen` once `apiVersion`, `kind` and `metadata` have all been read. */
+const HEAD_COMPLETE = 7;
+
+/** Reads one member (`"key": value`) of an object into `head`, skipping unknown keys. */
+function readObjectMember(reader: JsonFieldReader, head: ObjectHead): void {
+  const index = reader.key(OBJECT_KEYS);
+  switch (index) {
+    case 0:
+      head.apiVersion = reader.string("a string (apiVersion)", true);
+      break;
+    case 1:
+      head.kind = reader.string("a string (kind)", true);
+      break;
+    case 2:
+      head.metadata = reader.null() ? EMPTY_META : readObjectMeta(reader);
+      break;
+    default:
+      reader.skip();
+      return;
+  }
+  head.seen |= 1 << index;
+}
+
+function scannedOf(head: ObjectHead): ScannedObject {
+  const scanned: { apiVersion?: string; kind?: string; metadata: LazyObjectMeta } = {
+    metadata: head.metadata,
+  };
+  if (head.apiVersion !== undefined) scanned.apiVersion = head.apiVersion;
+  if (head.kind !== undefined) scanned.kind = head.kind;
   return scanned;
 }
 
@@ -309,10 +351,72 @@ function readItems(reader: JsonFieldReader): ScannedListItem[] {
  * the span of its object and what {@link scanObjectMetadata} reads of that object, in one
  * pass.
  *
+ * kube-apiserver's shape, `{"type":"<T>","object":{`…`}}` (`type` first, `object` last), is
+ * read without scanning the object past its metadata: once its `apiVersion`, `kind` and
+ * `metadata` are read, the object ends at the last `}` before the frame's closing `}`.
+ * Differences from the full scan in that case: a duplicate `apiVersion`, `kind` or
+ * `metadata` of the object after the three (JSON.parse would take the last) is not seen;
+ * the bytes after them are not even delimited (unbalanced brackets there surface when the
+ * body is parsed); and a member of the frame after `object` (kube never writes one) ends up
+ * inside the object's span, failing when the body is parsed. Any other order (`object`
+ * first, or the three not all in the object) is scanned in full.
+ *
  * @throws JsonScanError when the span is not one JSON object, or `type` (a string) or
  * `object` (an object) is missing or of another type.
  */
 export function scanWatchFrame(bytes: Uint8Array, start: number, end: number): ScannedWatchFrame {
+  return scanKubeOrderFrame(bytes, start, end) ?? scanAnyFrame(bytes, start, end);
+}
+
+/**
+ * The fast path of {@link scanWatchFrame}: `{"type":"<T>","object":{` with the object's
+ * `apiVersion`, `kind` and `metadata` before its last member, else undefined (no error:
+ * the full scan decides).
+ */
+function scanKubeOrderFrame(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): ScannedWatchFrame | undefined {
+  const reader = new JsonFieldReader(bytes, start, end);
+  if (reader.peek() !== 0x7b) return undefined;
+  try {
+    if (!reader.openObject("") || reader.key(FRAME_KEYS) !== 0) return undefined;
+    const type = reader.string("", true);
+    if (type === undefined || !reader.next(CLOSE_OBJECT) || reader.key(FRAME_KEYS) !== 1) {
+      return undefined;
+    }
+    if (reader.peek() !== 0x7b) return undefined;
+    const objectStart = reader.offset;
+    const head: ObjectHead = { metadata: EMPTY_META, seen: 0 };
+    if (!reader.openObject("")) return undefined;
+    do {
+      readObjectMember(reader, head);
+      if (head.seen === HEAD_COMPLETE) break;
+    } while (reader.next(CLOSE_OBJECT));
+    const next = reader.peek();
+    if (head.seen !== HEAD_COMPLETE || (next !== 0x2c && next !== CLOSE_OBJECT)) return undefined;
+    const objectEnd = lastCloseBefore(bytes, lastCloseBefore(bytes, end) - 1);
+    if (objectEnd <= reader.offset) return undefined;
+    return { type, object: scannedOf(head), objectStart, objectEnd };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The offset just past the last `}` of `bytes[.., end)` when only whitespace follows it, else -1. */
+function lastCloseBefore(bytes: Uint8Array, end: number): number {
+  let pos = end - 1;
+  while (pos >= 0) {
+    const byte = bytes[pos] as number;
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) break;
+    pos--;
+  }
+  return pos >= 0 && bytes[pos] === CLOSE_OBJECT ? pos + 1 : -1;
+}
+
+/** {@link scanWatchFrame}'s full scan: members in any order, every byte delimited. */
+function scanAnyFrame(bytes: Uint8Array, start: number, end: number): ScannedWatchFrame {
   const reader = new JsonFieldReader(bytes, start, end);
   let type: string | undefined;
   let object: ScannedObject | undefined;

@@ -18,7 +18,7 @@ import { jsonScanError } from "./json-scan-error.js";
 /** `flags` bit of {@link scanStringEnd}: the string holds at least one escape. */
 export const STRING_ESCAPED = 1;
 /** `flags` bit of {@link scanStringEnd}: the string holds at least one byte ≥ 0x80. */
-export const STRING_NON_ASCII = 2;
+const STRING_NON_ASCII = 2;
 
 /** Where the last {@link scanStringEnd} found escapes or non-ASCII bytes (`STRING_*` bits). */
 let lastFlags = 0;

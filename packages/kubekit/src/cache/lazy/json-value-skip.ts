@@ -1,22 +1,14 @@
 /**
- * Skipping JSON values in UTF-8 bytes without building them, validating them as JSON.parse
- * does (RFC 8259's grammar: strings and their escapes, numbers, literals, objects, arrays,
- * whitespace), so that the metadata scanner passes over `spec`, `status` and
- * `managedFields` at a fraction of the cost of parsing them. Iterative: nesting depth costs
- * one byte per level (off the JS heap), never stack.
+ * Skipping JSON values in UTF-8 bytes without building them, so that the metadata scanner
+ * passes over `spec`, `status` and `managedFields` at a fraction of the cost of parsing
+ * them. The skip is structural (strings and brackets delimited, nothing else checked: see
+ * {@link skipValue}); the scalars the scanner returns are read by the exact helpers below.
+ * Iterative: nesting depth costs one byte per level (off the JS heap), never stack.
  *
- * The loops are written for speed (one pass, bytes compared inline, few calls): this is the
- * hot path of a lazy informer's sync.
+ * The loop is written for speed (one pass, bytes compared inline, no call per byte): this is
+ * the hot path of a lazy informer's sync.
  */
 import { jsonScanError } from "./json-scan-error.js";
-import { skipEscape } from "./json-string-bytes.js";
-
-/** What {@link skipValue} accepts next, as bits: a value, a key, a close, a comma, a colon. */
-const VALUE = 1;
-const KEY = 2;
-const CLOSE = 4;
-const COMMA = 8;
-const COLON = 16;
 
 /** The container stack of {@link skipValue} for the usual depths; deeper input grows a copy. */
 let sharedStack: Uint8Array | undefined;
@@ -33,98 +25,62 @@ export function skipWhitespace(bytes: Uint8Array, pos: number, end: number): num
 
 /**
  * The offset just past the JSON value that starts at `pos` (whitespace before it allowed),
- * which must end before `end`. Throws `JsonScanError` where the value stops being JSON; its
- * offset is `end` exactly when `bytes[pos, end)` is a truncated prefix of a JSON value.
+ * which must end before `end`, found STRUCTURALLY: a string is skipped to its closing quote
+ * (escapes honoured, not checked), an object or array to its matching close (brackets counted
+ * outside strings, `}` must close a `{` and `]` a `[`); numbers, literals, commas, colons and
+ * control characters inside containers are not checked. A number or literal standing alone
+ * is checked. Throws `JsonScanError` where the value cannot be delimited; its offset is `end`
+ * when `bytes[pos, end)` is a truncated prefix of a JSON value (an unclosed string, object or
+ * array), and also for some malformed input that never closes its brackets.
  *
- * One flat loop over the bytes with the grammar as a set of accepted next tokens (`state`),
- * strings skipped inline: the one pass of a lazy informer's sync over every byte it receives.
+ * The rule behind it: what the scanner skips, it does not return; the bytes are checked in
+ * full by JSON.parse when the body is parsed (`LazyObject.object()`), so a malformed skipped
+ * part surfaces there as a typed error naming the object.
  */
 export function skipValue(bytes: Uint8Array, pos: number, end: number): number {
-  let stack = (sharedStack ??= new Uint8Array(64));
+  pos = skipWhitespace(bytes, pos, end);
+  if (pos >= end) throw jsonScanError(bytes, pos, end, "a JSON value");
+  const first = bytes[pos] as number;
+  if (first !== 0x22 && first !== 0x7b && first !== 0x5b) {
+    return skipScalar(bytes, pos, end, first);
+  }
   // Every string closes at or before the last quote of the range: the string loop needs no
   // bounds check, only a check after each escape (which may jump past it).
-  const lastQuote = end > pos ? bytes.lastIndexOf(0x22, end - 1) : -1;
+  const lastQuote = bytes.lastIndexOf(0x22, end - 1);
+  let stack = (sharedStack ??= new Uint8Array(64));
   let depth = 0;
-  let inObject = false;
-  let state = VALUE;
-  while (pos < end) {
+  for (; pos < end; pos++) {
     const byte = bytes[pos] as number;
     if (byte === 0x22) {
-      if ((state & VALUE) !== 0) state = COMMA | CLOSE;
-      else if ((state & KEY) !== 0) state = COLON;
-      else break;
-      pos = skipStringContent(bytes, pos + 1, end, lastQuote) + 1;
-      if (depth === 0 && state !== COLON) return pos;
-    } else if (byte === 0x3a) {
-      if (state !== COLON) break;
-      state = VALUE;
-      pos++;
-    } else if (byte === 0x2c) {
-      if ((state & COMMA) === 0) break;
-      state = inObject ? KEY : VALUE;
-      pos++;
+      if (++pos > lastQuote) break;
+      // Only an escape can jump past the last quote: a plain byte before it is not a quote.
+      let inner = bytes[pos] as number;
+      while (inner !== 0x22) {
+        if (inner === 0x5c) {
+          pos += 2;
+          if (pos > lastQuote) return unclosed(bytes, end);
+        } else {
+          pos++;
+        }
+        inner = bytes[pos] as number;
+      }
+      if (depth === 0) return pos + 1;
     } else if (byte === 0x7b || byte === 0x5b) {
-      if ((state & VALUE) === 0) break;
       if (depth === stack.length) stack = deeperStack(stack);
-      inObject = byte === 0x7b;
-      stack[depth++] = inObject ? 1 : 0;
-      state = inObject ? KEY | CLOSE : VALUE | CLOSE;
-      pos++;
+      stack[depth++] = byte + 2;
     } else if (byte === 0x7d || byte === 0x5d) {
-      if ((state & CLOSE) === 0 || byte !== (inObject ? 0x7d : 0x5d)) break;
-      pos++;
-      if (--depth === 0) return pos;
-      inObject = stack[depth - 1] === 1;
-      state = COMMA | CLOSE;
-    } else if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) {
-      pos++;
-    } else {
-      if ((state & VALUE) === 0) break;
-      pos = skipScalar(bytes, pos, end, byte);
-      if (depth === 0) return pos;
-      state = COMMA | CLOSE;
+      if (stack[--depth] !== byte) {
+        throw jsonScanError(bytes, pos, end, `'${String.fromCharCode(stack[depth] as number)}'`);
+      }
+      if (depth === 0) return pos + 1;
     }
   }
-  throw jsonScanError(bytes, pos, end, expectedIn(state, inObject));
+  return unclosed(bytes, end);
 }
 
-/** What {@link skipValue} expected in `state`, for its error. */
-function expectedIn(state: number, inObject: boolean): string {
-  if (state === COLON) return "':' after a key";
-  if (state === KEY) return "'\"' opening a key";
-  if (state === (KEY | CLOSE)) return "'\"' opening a key or '}'";
-  if ((state & VALUE) !== 0) return (state & CLOSE) !== 0 ? "a JSON value or ']'" : "a JSON value";
-  return inObject ? "',' or '}'" : "',' or ']'";
-}
-
-/**
- * The offset of the quote closing the string whose content starts at `pos`, validating it
- * (no raw control character, valid escapes); `lastQuote` is the last quote before `end`.
- */
-function skipStringContent(bytes: Uint8Array, pos: number, end: number, lastQuote: number): number {
-  if (pos > lastQuote) throw jsonScanError(bytes, end, end, "'\"' closing the string");
-  for (;;) {
-    const byte = bytes[pos] as number;
-    if (byte > 0x5c) {
-      pos++;
-    } else if (byte === 0x22) {
-      return pos;
-    } else if (byte === 0x5c) {
-      // \" and \\ inline (managedFields keys are full of them), the rest checked by skipEscape.
-      const escaped = pos + 1 < end ? (bytes[pos + 1] as number) : -1;
-      pos = escaped === 0x22 || escaped === 0x5c ? pos + 2 : skipEscape(bytes, pos + 1, end);
-      if (pos > lastQuote) throw jsonScanError(bytes, end, end, "'\"' closing the string");
-    } else if (byte < 0x20) {
-      throw jsonScanError(
-        bytes,
-        pos,
-        end,
-        "a string character (control characters must be escaped)",
-      );
-    } else {
-      pos++;
-    }
-  }
+/** Throws the error of a value that `bytes[.., end)` leaves open. */
+function unclosed(bytes: Uint8Array, end: number): never {
+  throw jsonScanError(bytes, end, end, "the rest of the JSON value");
 }
 
 function deeperStack(stack: Uint8Array): Uint8Array {

@@ -4,12 +4,14 @@
  */
 import { deepFreeze } from "../mutation-detector.js";
 import type { LazyObject, LazyObjectMeta } from "../lazy-object.js";
+import { LazyBodyParseError } from "./lazy-body-parse-error.js";
 
-const utf8 = new TextDecoder();
-
-/** The UTF-8 text of `bytes`: a Buffer is decoded in place (invalid UTF-8 becomes U+FFFD). */
+/** The UTF-8 text of `bytes`, decoded natively (invalid UTF-8 becomes U+FFFD). */
 function textOf(bytes: Uint8Array): string {
-  return Buffer.isBuffer(bytes) ? bytes.toString("utf8") : utf8.decode(bytes);
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buffer.toString("utf8");
 }
 
 /**
@@ -19,13 +21,14 @@ function textOf(bytes: Uint8Array): string {
  * resourceVersion comparisons); `object()` parses the bytes with `JSON.parse` on its first
  * call, applies the body transform if any, keeps the result and drops the bytes.
  *
- * The bytes it is given are its own: the caller must not reuse or modify them (the lazy
- * ListerWatcher hands it a copy of each object's span, so that no list page or network chunk
- * stays alive for one object).
+ * The bytes it is given must not change afterwards; they may be a view into a larger buffer,
+ * which then stays alive until the body is parsed (the lazy ListerWatcher hands it views
+ * into list pages, and copies of watch events' objects).
  *
- * A body that is not valid JSON makes `object()` throw the `SyntaxError` of `JSON.parse`
- * each time it is called (the scanner that read the metadata checks the structure, so this
- * only happens with inconsistent input).
+ * A body that is not valid JSON makes `object()` throw a {@link LazyBodyParseError} naming
+ * the object each time it is called (the scanner that read the metadata validates only what
+ * it returns and delimits the rest, so malformed bytes in `spec`, `status` or managedFields
+ * surface here).
  */
 export class LazyJsonObject<T> implements LazyObject<T> {
   declare readonly apiVersion?: string;
@@ -139,12 +142,17 @@ export class LazyJsonObject<T> implements LazyObject<T> {
    * The body: parsed from the bytes on the first call (then the bytes are dropped), the same
    * instance afterwards. Shared with every reader: never mutate it.
    *
-   * @throws {SyntaxError} when the bytes are not valid JSON.
+   * @throws {LazyBodyParseError} when the bytes are not valid JSON.
    */
   object(): T {
     const bytes = this.#bytes;
     if (bytes === undefined) return this.#body as T;
-    const parsed = JSON.parse(textOf(bytes)) as T;
+    let parsed: T;
+    try {
+      parsed = JSON.parse(textOf(bytes)) as T;
+    } catch (err) {
+      throw new LazyBodyParseError(this.kind, this.metadata, err);
+    }
     const transform = this.#transform;
     let body = transform === undefined ? parsed : transform(parsed);
     if (this.#freezeBody) body = deepFreeze(body);

@@ -16,8 +16,11 @@ import { LazyJsonObject } from "./lazy-json-object.js";
 import { LazyWatchDecoder } from "./lazy-watch-decoder.js";
 
 /**
- * The page of a list body: each item's metadata as scanned, and its bytes copied into a
- * buffer of its own (so that the page's buffer is not kept alive by the items left unread).
+ * The page of a list body: each item's metadata as scanned, and its bytes as a view into
+ * the page's buffer. Views cost nothing to make (copying each item cost more than the
+ * metadata scan); the price is that a page's buffer stays alive while any of its items is
+ * cached unparsed. A relist replaces every cached object, so what list pages hold alive is
+ * at most the bytes of the last list.
  *
  * @throws {ResponseDecodeError} when the body is not JSON (or not a list object).
  * @throws {StatusError} when the body is a Failure Status (as `RequestBuilder.do`).
@@ -41,10 +44,7 @@ function toLazyPage<T>(
     }
   }
   const items = scanned.items.map((item) =>
-    LazyJsonObject.fromBytes<T>(
-      item.object,
-      Buffer.copyBytesFrom(bytes, item.start, item.end - item.start),
-    ),
+    LazyJsonObject.fromBytes<T>(item.object, bytes.subarray(item.start, item.end)),
   );
   return {
     ...(scanned.apiVersion !== undefined ? { apiVersion: scanned.apiVersion } : {}),
@@ -62,12 +62,13 @@ function toLazyPage<T>(
  * namespace index, index functions and selectors that read `metadata` run without parsing
  * bodies, and a body is parsed when first read with `object()` (or `bodyOf`).
  *
- * Each list page and watch frame is read as bytes: the metadata scanner validates it and
- * reads each object's `apiVersion`, `kind` and `metadata` (see `LazyObjectMeta`), and the
- * object's bytes are kept (a copy of its span) until its body is parsed. ERROR events carry
- * the `Status`, parsed. Differences from the eager ListerWatcher: a body that is not JSON
- * fails `list` with a `ResponseDecodeError` naming the byte offset (as a non-JSON body
- * does there), and an object whose metadata has a type Kubernetes never serves (a
+ * Each list page and watch frame is read as bytes: the metadata scanner reads each
+ * object's `apiVersion`, `kind` and `metadata` (see `LazyObjectMeta`), and the object's
+ * bytes are kept until its body is parsed (a view into the list page; a copy of the watch
+ * event's span). ERROR events carry the `Status`, parsed. Differences from the eager
+ * ListerWatcher: a list body that is not JSON fails `list` with a `ResponseDecodeError`
+ * naming the byte offset; malformed bytes inside a skipped body surface when it is read
+ * (`LazyBodyParseError`); an object whose metadata has a type Kubernetes never serves (a
  * non-string label value…) fails the list or ends the watch with a `WatchDecodeError`.
  *
  * @throws {TypeError} from `list`/`watch` when the namespace or resource is not a valid

@@ -38,9 +38,13 @@ function trimEnd(bytes: Uint8Array, start: number, end: number): number {
   return end;
 }
 
-/** A copy of `bytes[start, end)` in a buffer of its own (so no chunk stays alive for it). */
+/**
+ * A copy of `bytes[start, end)` in a buffer of its own, so that no network chunk (up to
+ * 64 KiB, holding other frames) stays alive for one cached object. `TypedArray.slice`
+ * allocates less than `Buffer.copyBytesFrom` does.
+ */
 function copyOf(bytes: Uint8Array, start: number, end: number): Uint8Array {
-  return Buffer.copyBytesFrom(bytes, start, end - start);
+  return Uint8Array.prototype.slice.call(bytes, start, end);
 }
 
 /** The watch event of the frame in `bytes[start, end)`, whose members `scanned` located. */
